@@ -1,0 +1,160 @@
+//! Units: every quantity is converted to SI here, or rejected with the units
+//! its place accepts.
+
+use crate::diag::Diagnostic;
+use crate::syntax::ast::Quantity;
+
+/// What a quantity measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Length,
+    Time,
+    Speed,
+    Angle,
+    /// Per square metre.
+    Density,
+    /// A percentage, converted to a fraction in [0, 1].
+    Percent,
+    /// A plain number with no unit.
+    Number,
+}
+
+impl Dim {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Dim::Length => "a length",
+            Dim::Time => "a time",
+            Dim::Speed => "a speed",
+            Dim::Angle => "an angle",
+            Dim::Density => "a density",
+            Dim::Percent => "a percentage",
+            Dim::Number => "a plain number",
+        }
+    }
+
+    pub fn units(self) -> &'static str {
+        match self {
+            Dim::Length => "m, cm, mm, km",
+            Dim::Time => "s, ms, min, h",
+            Dim::Speed => "m/s, km/h, cm/s",
+            Dim::Angle => "deg, rad",
+            Dim::Density => "per m2",
+            Dim::Percent => "%",
+            Dim::Number => "no unit",
+        }
+    }
+
+    fn example(self) -> &'static str {
+        match self {
+            Dim::Length => "2 m",
+            Dim::Time => "30 s",
+            Dim::Speed => "1.3 m/s",
+            Dim::Angle => "45 deg",
+            Dim::Density => "8 per m2",
+            Dim::Percent => "40%",
+            Dim::Number => "10",
+        }
+    }
+}
+
+/// The dimension and SI factor of a unit as written.
+fn unit_info(unit: &str) -> Option<(Dim, f64)> {
+    Some(match unit {
+        "m" => (Dim::Length, 1.0),
+        "cm" => (Dim::Length, 0.01),
+        "mm" => (Dim::Length, 0.001),
+        "km" => (Dim::Length, 1000.0),
+        "s" => (Dim::Time, 1.0),
+        "ms" => (Dim::Time, 0.001),
+        "min" => (Dim::Time, 60.0),
+        "h" => (Dim::Time, 3600.0),
+        "m/s" => (Dim::Speed, 1.0),
+        "km/h" => (Dim::Speed, 1.0 / 3.6),
+        "cm/s" => (Dim::Speed, 0.01),
+        "deg" | "°" => (Dim::Angle, std::f64::consts::PI / 180.0),
+        "rad" => (Dim::Angle, 1.0),
+        "per m2" | "per m²" | "/m2" | "/m²" => (Dim::Density, 1.0),
+        "%" => (Dim::Percent, 0.01),
+        _ => return None,
+    })
+}
+
+fn si_unit(dim: Dim) -> &'static str {
+    match dim {
+        Dim::Length => "metres",
+        Dim::Time => "seconds",
+        Dim::Speed => "metres per second",
+        Dim::Angle => "radians",
+        Dim::Density => "markers per m2",
+        Dim::Percent => "a fraction",
+        Dim::Number => "a number",
+    }
+}
+
+/// Converts `q` to SI units of dimension `dim`.
+// The error is the diagnostic itself, built once per bad quantity: boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+pub fn si(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
+    if !q.value.is_finite() {
+        return Err(Diagnostic::error("E022", q.span.clone(), "this number is not finite")
+            .label("a division by zero or an overflow")
+            .help("write a finite number, e.g. `1/24` rather than `1/0`"));
+    }
+    match (&q.unit, dim) {
+        (None, Dim::Number) => Ok(q.value),
+        (None, _) => {
+            Err(Diagnostic::error("E020", q.span.clone(), format!("missing unit: expected {}", dim.describe()))
+                .label("no unit")
+                .help(format!("write a unit ({}), e.g. `{}`", dim.units(), dim.example())))
+        }
+        (Some(unit), _) => {
+            let (found, factor) = unit_info(unit).expect("the grammar admits only known units");
+            if found == dim {
+                let v = q.value * factor;
+                if !v.is_finite() {
+                    return Err(Diagnostic::error("E022", q.span.clone(), "this quantity is too large")
+                        .label(format!("overflows when converted to {}", si_unit(dim)))
+                        .help("write a number of a sensible size"));
+                }
+                Ok(v)
+            } else {
+                let what = if dim == Dim::Number { "a plain number".to_string() } else { dim.describe().to_string() };
+                Err(Diagnostic::error(
+                    "E021",
+                    q.span.clone(),
+                    format!("wrong unit: expected {what}, found {} (`{unit}`)", found.describe()),
+                )
+                .label(format!("`{unit}` is {}", found.describe()))
+                .help(if dim == Dim::Number {
+                    "remove the unit".to_string()
+                } else {
+                    format!("use one of: {} (e.g. `{}`)", dim.units(), dim.example())
+                }))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(value: f64, unit: Option<&str>) -> Quantity {
+        Quantity { value, unit: unit.map(str::to_string), span: 0..1 }
+    }
+
+    #[test]
+    fn converts_to_si() {
+        assert_eq!(si(&q(36.0, Some("km/h")), Dim::Speed).unwrap(), 10.0);
+        assert_eq!(si(&q(2.0, Some("min")), Dim::Time).unwrap(), 120.0);
+        assert_eq!(si(&q(40.0, Some("%")), Dim::Percent).unwrap(), 0.4);
+        assert_eq!(si(&q(180.0, Some("deg")), Dim::Angle).unwrap(), std::f64::consts::PI);
+    }
+
+    #[test]
+    fn rejects_missing_and_wrong_units() {
+        assert_eq!(si(&q(2.0, None), Dim::Length).unwrap_err().code, "E020");
+        assert_eq!(si(&q(2.0, Some("s")), Dim::Length).unwrap_err().code, "E021");
+        assert_eq!(si(&q(f64::INFINITY, Some("m")), Dim::Length).unwrap_err().code, "E022");
+    }
+}

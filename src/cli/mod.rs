@@ -1,0 +1,110 @@
+//! The command line: arguments in, a library call, a formatted result out.
+//!
+//! Exit codes: 0 success, 1 a failed check / run / test, 2 usage or I/O errors.
+
+mod check;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diag::{render_all, SourceFile};
+use crate::Compiled;
+
+#[derive(Parser)]
+#[command(name = "crowd", version, about = "Compile, check and run .crowd crowd-simulation scenarios")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum DiagFormat {
+    /// Rendered diagnostics for people.
+    Human,
+    /// One JSON object per diagnostic per line.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check scenario files and report every problem.
+    Check(check::CheckArgs),
+    /// Print the lowered IR of a scenario in a stable text form.
+    Ir(check::IrArgs),
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::check(args),
+        Command::Ir(args) => check::ir(args),
+    }
+}
+
+/// A failure outside the user's scenario text: a usage or I/O error (exit 2),
+/// or a scenario that does not compile or run (exit 1).
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn io(message: impl Into<String>) -> Self {
+        Failure { code: 2, message: message.into() }
+    }
+    pub fn failed(message: impl Into<String>) -> Self {
+        Failure { code: 1, message: message.into() }
+    }
+    pub fn exit(self) -> ExitCode {
+        if !self.message.is_empty() {
+            eprintln!("error: {}", self.message);
+        }
+        ExitCode::from(self.code)
+    }
+}
+
+/// Reads a scenario file.
+pub fn read_source(path: &Path) -> Result<SourceFile, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure::io(format!("cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Failure::failed(format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())))?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+/// Prints to stdout; a closed pipe (`crowd ir f | head`) is not an error worth a panic.
+pub fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal()
+}
+
+/// Reads and compiles a scenario; prints warnings; errors become a failure
+/// (exit 1) after all diagnostics are printed.
+pub fn load(path: &Path) -> Result<(SourceFile, Compiled), Failure> {
+    let file = read_source(path)?;
+    let plain = !stderr_is_terminal();
+    match crate::compile(&file) {
+        Ok(compiled) => {
+            if !compiled.warnings.is_empty() {
+                eprint!("{}", render_all(&compiled.warnings, &file, plain));
+            }
+            Ok((file, compiled))
+        }
+        Err(diags) => {
+            eprint!("{}", render_all(&diags, &file, plain));
+            Err(Failure::failed(String::new()))
+        }
+    }
+}

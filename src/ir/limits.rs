@@ -1,0 +1,16 @@
+//! Sizes past which a scenario is refused at check time, before anything is
+//! allocated: a typo such as `density 8000000 per m2` must be an error with
+//! the computed figure, not an out-of-memory crash.
+
+/// Markers over the whole walkable area (24 bytes each: ~1.2 GB at the limit).
+pub const MAX_MARKERS: u64 = 50_000_000;
+/// Agents alive at once, over all populations.
+pub const MAX_AGENTS: u64 = 2_000_000;
+/// Cells of any planner grid.
+pub const MAX_GRID_CELLS: u64 = 16_777_216;
+/// Simulation steps of one run.
+pub const MAX_STEPS: u64 = 100_000_000;
+/// Agent-steps of one run (work, not memory: a guard against runs that cannot finish).
+pub const MAX_AGENT_STEPS: u64 = 1_000_000_000_000;
+/// The procedural-population group size limit (Hocevar et al.).
+pub const MAX_PROCEDURAL_GROUP: u32 = 3;

@@ -1,0 +1,601 @@
+//! The lowered program: what `check` hands to `sim`.
+//!
+//! Guarantees, established by `check` and relied on by everything downstream:
+//! - **Names are resolved.** Every reference is an index into a `Vec` of this
+//!   module (`PopulationId`, `RegionId`, ...). Names survive only as display
+//!   labels (`name` fields) for traces and runtime errors.
+//! - **SI units.** Lengths in metres, times in seconds, speeds in m/s, angles in
+//!   radians, densities in markers per m², probabilities in `[0, 1]`.
+//! - **Geometry is valid.** Rectangles have `min < max`; polygons have at least
+//!   three distinct vertices, non-zero area and no self-intersection, and are
+//!   stored counter-clockwise; polylines have a positive width; every object lies
+//!   in its space and every child space in its parent.
+//! - **Distributions are explicit.** Every per-agent attribute is a `Dist` with
+//!   its parameters in SI units; weighted choices have weights summing to 1.
+//! - **Sizes are bounded.** Marker counts, agent counts and grids have been
+//!   estimated and are below the limits in [`limits`].
+//! - **Model parameters are complete.** Every parameter has a value (the
+//!   paper's default unless the scenario overrode it) inside its valid range.
+
+pub mod limits;
+mod text;
+
+pub use text::to_text;
+
+/// A 2-D point or vector in metres.
+pub type Vec2 = glam::DVec2;
+
+macro_rules! ids {
+    ($($name:ident),* $(,)?) => {$(
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize { self.0 as usize }
+        }
+    )*};
+}
+ids!(
+    PopulationId,
+    GroupId,
+    RegionId,
+    ObstacleId,
+    SpaceId,
+    ObjectId,
+    ResourceId,
+    BehaviourId,
+    ShapeId,
+    MaskId,
+);
+
+/// A whole scenario, ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub name: String,
+    pub header: Header,
+    pub world: World,
+    pub spaces: Vec<Space>,
+    pub objects: Vec<Object>,
+    /// Resource names, indexed by `ResourceId`.
+    pub resources: Vec<String>,
+    pub populations: Vec<Population>,
+    pub groups: Vec<Group>,
+    pub behaviours: Vec<Behaviour>,
+    pub params: Params,
+    pub expectations: Vec<Expectation>,
+    pub output: Output,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    pub seed: u64,
+    /// Simulated time, s.
+    pub duration: f64,
+    /// Time step, s.
+    pub dt: f64,
+    /// A trace frame is recorded every this many steps (≥ 1).
+    pub record_every: u32,
+}
+
+impl Header {
+    /// Number of simulation steps in the run.
+    pub fn steps(&self) -> u64 {
+        (self.duration / self.dt).round() as u64
+    }
+    /// Recorded frames per second.
+    pub fn frame_rate(&self) -> f64 {
+        1.0 / (self.dt * self.record_every as f64)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub min: Vec2,
+    pub max: Vec2,
+}
+
+impl Rect {
+    pub fn area(&self) -> f64 {
+        (self.max.x - self.min.x) * (self.max.y - self.min.y)
+    }
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.x >= self.min.x && p.x <= self.max.x && p.y >= self.min.y && p.y <= self.max.y
+    }
+}
+
+/// A closed area or a thick line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Rect(Rect),
+    Circle { center: Vec2, radius: f64 },
+    /// Counter-clockwise, simple, at least three vertices.
+    Polygon(Vec<Vec2>),
+    /// A path of segments swept by a disc of diameter `width`.
+    Polyline { points: Vec<Vec2>, width: f64 },
+    /// A door or gate: a segment with no area of its own.
+    Segment { a: Vec2, b: Vec2 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    pub bounds: Rect,
+    pub obstacles: Vec<Obstacle>,
+    pub regions: Vec<Region>,
+    pub markers: Markers,
+    /// Target shapes for shape formation (space colonization Eq 14).
+    pub shapes: Vec<TargetShape>,
+    /// Alignment masks (space colonization Fig 7).
+    pub masks: Vec<Mask>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Obstacle {
+    pub name: String,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    pub name: String,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkerMethod {
+    /// Poisson-disk sampling by dart throwing.
+    DartThrowing,
+    /// One jittered sample per grid cell: the linear-time alternative.
+    JitteredGrid,
+}
+
+/// Where markers go. `None` when the scenario declares no markers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Markers {
+    pub base: Option<MarkerLayer>,
+    /// Local overrides ("sprayed" markers), applied in declaration order.
+    pub overrides: Vec<MarkerOverride>,
+    /// Estimated total marker count over walkable space (checked against limits).
+    pub estimated_count: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MarkerLayer {
+    pub method: MarkerMethod,
+    /// Markers per m².
+    pub density: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkerOverride {
+    pub area: MarkerArea,
+    /// Markers per m² inside the area; `None` keeps the base density.
+    pub density: Option<f64>,
+    /// Weight of the markers inside the area; `None` keeps weight 1.
+    pub weight: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MarkerArea {
+    Region(RegionId),
+    Shape(ShapeId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TargetShape {
+    pub name: String,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskKind {
+    Rows,
+    Columns,
+    Grid,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mask {
+    pub name: String,
+    pub kind: MaskKind,
+    pub area: Rect,
+    /// Distance between mask lines, m.
+    pub spacing: f64,
+    /// Markers closer than `width / 2` to a line belong to the mask, m.
+    pub width: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Space {
+    pub name: String,
+    pub parent: Option<SpaceId>,
+    pub shape: Shape,
+    pub doors: Vec<Door>,
+    pub objects: Vec<ObjectId>,
+    /// What the space provides: the union of what its objects and child spaces provide, sorted.
+    pub provides: Vec<ResourceId>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Door {
+    pub name: String,
+    pub a: Vec2,
+    pub b: Vec2,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    pub name: String,
+    pub space: SpaceId,
+    pub position: Vec2,
+    /// Sorted, no duplicates.
+    pub provides: Vec<ResourceId>,
+    pub capacity: Option<u32>,
+}
+
+/// A random variable in SI units.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dist {
+    Constant(f64),
+    Uniform { min: f64, max: f64 },
+    /// Truncated at `min`/`max` (the attribute's valid range) by resampling.
+    Normal { mean: f64, sd: f64, min: f64, max: f64 },
+    /// `(value, probability)`, probabilities summing to 1.
+    Choice(Vec<(f64, f64)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    Point(Vec2),
+    Region(RegionId),
+    /// Uniformly within `within` of the (first) agent of a population: followers around a leader.
+    Around { leader: PopulationId, within: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Goal {
+    Point(Vec2),
+    Region(RegionId),
+    /// An object providing this resource, picked by the agent.
+    Resource(ResourceId),
+    Object(ObjectId),
+    /// Another agent (pursuit): the first agent of that population.
+    Agent(PopulationId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Schedule {
+    /// All agents exist from the first step.
+    Fixed { count: u32 },
+    /// Agents created linearly from t = 0 to `peak` agents at `at`.
+    Peak { count: u32, at: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Leave {
+    Never,
+    /// Each agent is removed this long after its creation.
+    After(f64),
+    /// From `from` on, agents walk to the region and are removed there.
+    Via { region: RegionId, from: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Population {
+    pub name: String,
+    pub schedule: Schedule,
+    pub leave: Leave,
+    pub spawn: Place,
+    /// `(size, probability)` of procedural groups, probabilities summing to 1.
+    pub group_sizes: Vec<(u32, f64)>,
+    /// m/s.
+    pub speed: Dist,
+    /// Body radius, m.
+    pub radius: Dist,
+    /// Personal-space radius `R`, m.
+    pub personal_space: Dist,
+    pub goal: Option<Goal>,
+    /// Resources the agents want, in declaration order.
+    pub wants: Vec<ResourceId>,
+    /// Dwell time at a goal, s.
+    pub dwell: Dist,
+    pub behaviour: BehaviourId,
+    pub formation: Option<Formation>,
+}
+
+impl Population {
+    /// The largest number of agents this population can have alive at once.
+    pub fn max_count(&self) -> u32 {
+        match self.schedule {
+            Schedule::Fixed { count } | Schedule::Peak { count, .. } => count,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Formation {
+    /// Chosen each step by free space: side-by-side, else V, else river.
+    Auto,
+    SideBySide,
+    V,
+    River,
+    /// A predefined or sketched shape: formation points relative to the group
+    /// centre, x along the walking direction, m.
+    Points { name: String, points: Vec<Vec2> },
+}
+
+/// An explicit group of agents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub name: String,
+    /// Members, by the population each one comes from (one agent each), or a
+    /// whole population.
+    pub members: Vec<PopulationId>,
+    pub leader: Option<PopulationId>,
+    /// Followers are spawned within `within` of the leader.
+    pub followers: Option<Followers>,
+    pub formation: Option<Formation>,
+    /// Local group map (BVP): cells in x and y and the cell size, m.
+    pub group_map: Option<GroupMap>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Followers {
+    pub population: PopulationId,
+    pub within: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupMap {
+    pub cells_x: u32,
+    pub cells_y: u32,
+    pub cell: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Behaviour {
+    pub name: String,
+    pub body: BehaviourBody,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BehaviourBody {
+    /// Prioritised rules: the applicable rule with the highest priority fires
+    /// (ties: the first declared). Sorted by descending priority.
+    Rules(Vec<Rule>),
+    /// A state machine; the first state is the initial one.
+    States(Vec<State>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    pub name: String,
+    pub priority: i32,
+    pub when: Option<Condition>,
+    pub actions: Vec<Action>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub name: String,
+    pub actions: Vec<Action>,
+    pub transitions: Vec<Transition>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transition {
+    pub trigger: Trigger,
+    /// Index into the behaviour's states.
+    pub to: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Trigger {
+    Arrival,
+    /// The state's actions have finished (e.g. a dwell ended).
+    Done,
+    After(f64),
+    Condition(Condition),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    /// An agent of `who` is within `radius` and, if `cone` is set, inside the
+    /// view cone of that full angle around the heading.
+    Sees { who: Subject, radius: f64, cone: Option<f64> },
+    /// Simulated time has passed `t`.
+    TimeAfter(f64),
+}
+
+/// What an expectation or a perception is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Everyone,
+    Population(PopulationId),
+    Group(GroupId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// The agent's own goal (population `goal`, or the one picked from `wants`).
+    OwnGoal,
+    Point(Vec2),
+    Region(RegionId),
+    Resource(ResourceId),
+    Subject(Subject),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PlannerKind {
+    Straight,
+    TreePaths,
+    AStar,
+    Bvp,
+    CtSpace,
+    Continuum,
+}
+
+impl PlannerKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PlannerKind::Straight => "straight",
+            PlannerKind::TreePaths => "tree_paths",
+            PlannerKind::AStar => "astar",
+            PlannerKind::Bvp => "bvp",
+            PlannerKind::CtSpace => "ct_space",
+            PlannerKind::Continuum => "continuum",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Planner {
+    pub kind: PlannerKind,
+    /// Crowd extension of space colonization: marker reservation instead of `d_enf`.
+    pub reserve_markers: bool,
+    /// Surround: pursuers' trees use disjoint marker sets.
+    pub disjoint_markers: bool,
+    /// BVP bias vector `v` (Eq 1).
+    pub bias: Option<Vec2>,
+    /// Grid resolution for grid planners (A*, CT-space, continuum).
+    pub grid: Option<(u32, u32)>,
+    /// CT-space: plan around other crowds (extended CT-space).
+    pub crowd_aware: bool,
+    /// Per-action overrides of the planner model's parameters, `(name, SI value)`.
+    pub params: Vec<(String, f64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Seek { target: Target, planner: Planner },
+    Wander,
+    /// Stay; `None` uses the population's dwell distribution.
+    Dwell(Option<Dist>),
+    /// Pick a goal at random among the objects providing what the agent wants.
+    PickGoal,
+    Pursue { target: Subject, planner: Planner },
+    Surround { target: Subject },
+    Escape { from: Subject },
+    Form { shape: ShapeId },
+    Align { mask: MaskId },
+    Follow { leader: Option<Subject> },
+    Flock { separation: f64, cohesion: f64, alignment: f64 },
+    Hunt { prey: Subject, catch_within: f64 },
+    Flee { from: Subject },
+    Evacuate { via: Option<RegionId> },
+    SetFormation(Formation),
+}
+
+impl Action {
+    /// The model a scenario needs implemented to run this action.
+    pub fn model(&self) -> &'static str {
+        match self {
+            Action::Seek { planner, .. } | Action::Pursue { planner, .. } => planner.kind.keyword(),
+            Action::Wander => "wander",
+            Action::Dwell(_) => "dwell",
+            Action::PickGoal => "pick goal",
+            Action::Surround { .. } => "surround",
+            Action::Escape { .. } => "escape",
+            Action::Form { .. } => "shape formation",
+            Action::Align { .. } => "alignment mask",
+            Action::Follow { .. } => "follow leader",
+            Action::Flock { .. } => "flock",
+            Action::Hunt { .. } => "hunt",
+            Action::Flee { .. } => "flee",
+            Action::Evacuate { .. } => "evacuate",
+            Action::SetFormation(_) => "group formation",
+        }
+    }
+}
+
+/// Every model parameter in force, by model; each with the paper's default
+/// unless the scenario set it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// `(model, parameter, value in SI units)`, sorted by model then parameter.
+    pub values: Vec<(String, String, f64)>,
+}
+
+impl Params {
+    pub fn get(&self, model: &str, name: &str) -> f64 {
+        self.values
+            .iter()
+            .find(|(m, n, _)| m == model && n == name)
+            .map(|(_, _, v)| *v)
+            .unwrap_or_else(|| panic!("parameter {model}.{name} is not in the IR"))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comparison {
+    AtLeast,
+    AtMost,
+}
+
+/// A claim checked after a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    /// The expectation as written, for reports.
+    pub text: String,
+    pub kind: ExpectationKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpectationKind {
+    /// Every agent of `who` reaches its goal no later than `by` (s).
+    ReachesGoal { who: Subject, by: Option<f64> },
+    /// Minimum pairwise distance between agents of `among` stays ≥ `distance`.
+    MinDistance { among: Subject, distance: f64 },
+    /// No agent of `who` is ever inside the obstacle (or any obstacle).
+    NeverInside { who: Subject, obstacle: Option<ObstacleId> },
+    /// At least `fraction` of `who` are inside the area at time `at`.
+    FractionInside { who: Subject, fraction: f64, area: AreaRef, at: f64 },
+    /// Lane order parameter among the subjects ≥ `threshold` at time `at`.
+    Lanes { among: Subject, threshold: f64, at: f64 },
+    /// The angular spread of `who`'s bearings around `target` ≥ `spread` (rad) at `at`.
+    Surrounds { who: Subject, target: Subject, spread: f64, at: f64 },
+    /// `who` is farther than `distance` from every agent of `from` at `at`.
+    AwayFrom { who: Subject, from: Subject, distance: f64, at: f64 },
+    /// The group's formation is `formation` at time `at`.
+    FormationIs { group: Subject, formation: FormationKind, at: f64 },
+    /// The number of live agents of `who` is `count ± tolerance` at `at`.
+    CountIs { who: Subject, count: u32, tolerance: u32, at: f64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormationKind {
+    SideBySide,
+    V,
+    River,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AreaRef {
+    Region(RegionId),
+    Shape(ShapeId),
+    Mask(MaskId),
+    Space(SpaceId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    Speed,
+    Goal,
+    Formation,
+    Radius,
+}
+
+impl Column {
+    pub fn header(self) -> &'static str {
+        match self {
+            Column::Speed => "speed",
+            Column::Goal => "goal",
+            Column::Formation => "formation",
+            Column::Radius => "radius",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// Optional trace columns, in the order they are written.
+    pub columns: Vec<Column>,
+}

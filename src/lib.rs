@@ -1,0 +1,16 @@
+//! `crowd`: a compiler for the `.crowd` scenario language and a seeded,
+//! deterministic crowd-simulation runner.
+//!
+//! The pipeline runs one way: text → [`syntax`] (AST with spans) → [`check`]
+//! (diagnostics, or the [`ir`]) → [`sim`] (a seeded run) → [`trace`] (CSV).
+
+pub mod check;
+pub mod cli;
+pub mod diag;
+pub mod ir;
+pub mod math;
+pub mod syntax;
+pub mod world;
+
+pub use check::{compile, Compiled};
+pub use diag::{Diagnostic, Severity, SourceFile};

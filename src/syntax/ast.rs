@@ -1,0 +1,367 @@
+//! The typed syntax tree: what the file says, with a byte span on every node.
+//! No meaning yet: names are unresolved, quantities keep the unit as written.
+
+use std::ops::Range;
+
+pub type Span = Range<usize>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Int {
+    /// `None` when the digits do not fit in 64 bits.
+    pub value: Option<u64>,
+    pub span: Span,
+}
+
+/// A number and the unit written after it, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantity {
+    pub value: f64,
+    pub unit: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub x: Quantity,
+    pub y: Quantity,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeKind {
+    Rect(Point, Point),
+    Circle(Point, Quantity),
+    Polygon(Vec<Point>),
+    Polyline(Vec<Point>, Quantity),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    pub kind: ShapeKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    pub items: Vec<Item>,
+    /// Byte ranges of the top-level pieces that did not parse: their items are
+    /// missing from `items`, so the checker stays quiet about what they may hold.
+    pub broken: Vec<Span>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Scenario(Scenario),
+    World(World),
+    Space(Space),
+    Population(Entity),
+    Agent(Entity),
+    Group(Entity),
+    Behaviour(Behaviour),
+    Parameters(Parameters),
+    Expect(Vec<Expectation>),
+    Output(Output),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: Name,
+    pub stmts: Vec<HeaderStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeaderStmt {
+    Seed(Int),
+    Duration(Quantity),
+    Step(Quantity),
+    RecordEvery(Int),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    pub stmts: Vec<WorldStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorldStmt {
+    Bounds { min: Point, max: Point, span: Span },
+    Obstacle { name: Name, shape: Shape },
+    Region { name: Name, shape: Shape },
+    Markers(MarkersStmt),
+    Shape { name: Name, shape: Shape },
+    Mask(MaskStmt),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkersStmt {
+    pub method: Option<Name>,
+    pub area: Option<Name>,
+    pub density: Option<Quantity>,
+    pub weight: Option<Quantity>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaskStmt {
+    pub name: Name,
+    pub kind: Name,
+    pub min: Point,
+    pub max: Point,
+    pub every: Quantity,
+    pub width: Option<Quantity>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Space {
+    pub name: Name,
+    pub shape: Shape,
+    pub doors: Vec<Door>,
+    pub objects: Vec<Object>,
+    pub children: Vec<Space>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Door {
+    pub name: Name,
+    pub a: Point,
+    pub b: Point,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    pub name: Name,
+    pub at: Point,
+    pub provides: Vec<Name>,
+    pub capacity: Option<Int>,
+    pub span: Span,
+}
+
+/// A population, a single agent or a group: they share their statements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entity {
+    pub name: Name,
+    /// `agent NAME at (x, y)`.
+    pub at: Option<Point>,
+    pub stmts: Vec<EntityStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EntityStmt {
+    Count(Int),
+    Peak { count: Int, at: Quantity },
+    LeaveAfter(Quantity),
+    LeaveVia { region: Name, from: Option<Quantity> },
+    SpawnAt(Point),
+    SpawnIn(Name),
+    Groups(Vec<(Int, Quantity)>),
+    Attribute { name: Name, dist: Dist },
+    Goal(GoalSpec),
+    Wants(Vec<Name>),
+    Dwell(Dist),
+    Uses(Name),
+    Formation(Formation),
+    GroupAgentsIn { count: Int, region: Name },
+    GroupAgentsAt { count: Int, at: Point },
+    Members(Vec<Name>),
+    Leader(Name),
+    Followers { count: Int, around: Name, within: Quantity },
+    GroupMap { x: Int, y: Int, cell: Quantity },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum GoalSpec {
+    Point(Point),
+    Region(Name),
+    Resource(Name),
+    Object(Name),
+    Agent(Name),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DistKind {
+    Constant(Quantity),
+    Uniform(Quantity, Quantity),
+    Normal(Quantity, Quantity),
+    Choice(Vec<(Quantity, Quantity)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dist {
+    pub kind: DistKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FormationKind {
+    Named(Name),
+    Sketch(Vec<Point>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Formation {
+    pub kind: FormationKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Behaviour {
+    pub name: Name,
+    pub stmts: Vec<BehaviourStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BehaviourStmt {
+    Rule(Rule),
+    State(State),
+    Action(Action),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    pub name: Name,
+    pub priority: Option<Quantity>,
+    pub when: Option<Condition>,
+    pub actions: Vec<Action>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub name: Name,
+    pub actions: Vec<Action>,
+    pub transitions: Vec<Transition>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transition {
+    pub trigger: Trigger,
+    pub to: Name,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Trigger {
+    Arrival,
+    Done,
+    After(Quantity),
+    Condition(Condition),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    Sees { who: Subject, radius: Quantity, cone: Option<Quantity>, span: Span },
+    TimeAfter(Quantity),
+}
+
+/// `everyone`, or the name of a population, agent or group.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Subject {
+    Everyone(Span),
+    Named(Name),
+}
+
+impl Subject {
+    pub fn span(&self) -> Span {
+        match self {
+            Subject::Everyone(span) => span.clone(),
+            Subject::Named(name) => name.span.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    OwnGoal(Span),
+    Point(Point),
+    Region(Name),
+    Resource(Name),
+    Named(Name),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Using {
+    pub planner: Name,
+    pub options: Vec<PlannerOption>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlannerOption {
+    Reserve(Span),
+    Disjoint(Span),
+    Bias(Quantity, Quantity, Span),
+    Grid(Int, Int, Span),
+    CrowdAware(Span),
+    Param(Name, Quantity),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionKind {
+    Seek { target: Target, using: Option<Using> },
+    Wander,
+    Dwell(Option<Dist>),
+    PickGoal,
+    Pursue { target: Subject, using: Option<Using> },
+    Surround(Subject),
+    Escape(Subject),
+    Form(Name),
+    Align(Name),
+    Follow(Option<Subject>),
+    Flock(Vec<(Name, Quantity)>),
+    Hunt { prey: Subject, catch_within: Option<Quantity> },
+    Flee(Subject),
+    Evacuate(Option<Name>),
+    Formation(Formation),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    pub kind: ActionKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameters {
+    pub model: Name,
+    pub values: Vec<(Name, Quantity)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    pub kind: ExpectationKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpectationKind {
+    Reaches { who: Subject, by: Option<Quantity> },
+    MinDistance { among: Option<Subject>, distance: Quantity },
+    Nobody { who: Option<Subject>, inside: Option<Name> },
+    Fraction { fraction: Quantity, who: Subject, inside: Name, at: Quantity },
+    Lanes { among: Option<Subject>, threshold: Quantity, at: Quantity },
+    Surrounds { who: Subject, target: Subject, at: Quantity, spread: Quantity },
+    Farther { who: Subject, distance: Quantity, from: Subject, at: Quantity },
+    Formation { group: Subject, formation: Name, at: Quantity },
+    Count { who: Subject, count: Int, tolerance: Option<Int>, at: Quantity },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub columns: Vec<Name>,
+    pub span: Span,
+}

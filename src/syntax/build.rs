@@ -1,0 +1,644 @@
+//! Lowers pest pairs to the AST, one function per grammar rule.
+//!
+//! The grammar has already accepted the text, so the shapes of the pairs are
+//! known; the `expect`s below state grammar invariants, not user errors.
+
+use pest::iterators::Pair;
+
+use super::ast::*;
+use super::Rule;
+use crate::diag::Diagnostic;
+
+pub struct Builder {
+    offset: usize,
+    pub diags: Vec<Diagnostic>,
+}
+
+type P<'i> = Pair<'i, Rule>;
+
+/// The meaningful children of a pair: keywords are dropped.
+fn parts(pair: P<'_>) -> Vec<P<'_>> {
+    pair.into_inner().filter(|p| !is_keyword(p.as_rule())).collect()
+}
+
+/// Whether a rule is a keyword (`k_...`), from a table built once.
+fn is_keyword(rule: Rule) -> bool {
+    static KEYWORDS: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let table = KEYWORDS.get_or_init(|| {
+        let mut table = vec![false; Rule::all_rules().len()];
+        for r in Rule::all_rules() {
+            if let Some(slot) = table.get_mut(*r as usize) {
+                *slot = format!("{r:?}").starts_with("k_");
+            }
+        }
+        table
+    });
+    table.get(rule as usize).copied().unwrap_or(false)
+}
+
+impl Builder {
+    pub fn new(offset: usize) -> Self {
+        Builder { offset, diags: Vec::new() }
+    }
+
+    fn span(&self, pair: &P<'_>) -> Span {
+        let s = pair.as_span();
+        self.offset + s.start()..self.offset + s.end()
+    }
+
+    pub fn file(&mut self, pair: P<'_>) -> Vec<Item> {
+        pair.into_inner().filter(|p| p.as_rule() != Rule::EOI).map(|p| self.item(p)).collect()
+    }
+
+    fn item(&mut self, pair: P<'_>) -> Item {
+        match pair.as_rule() {
+            Rule::scenario => Item::Scenario(self.scenario(pair)),
+            Rule::world => Item::World(self.world(pair)),
+            Rule::space => Item::Space(self.space(pair)),
+            Rule::population => Item::Population(self.entity(pair)),
+            Rule::agent => Item::Agent(self.entity(pair)),
+            Rule::group => Item::Group(self.entity(pair)),
+            Rule::behaviour => Item::Behaviour(self.behaviour(pair)),
+            Rule::parameters => Item::Parameters(self.parameters(pair)),
+            Rule::expect => Item::Expect(parts(pair).into_iter().map(|p| self.expectation(p)).collect()),
+            Rule::output => {
+                let span = self.span(&pair);
+                let columns = parts(pair)
+                    .into_iter()
+                    .flat_map(|c| parts(c).into_iter().map(|n| self.name(n)).collect::<Vec<_>>())
+                    .collect();
+                Item::Output(Output { columns, span })
+            }
+            r => unreachable!("item rule {r:?}"),
+        }
+    }
+
+    // ------------------------------------------------------------ lexical
+
+    fn name(&self, pair: P<'_>) -> Name {
+        Name { text: pair.as_str().to_string(), span: self.span(&pair) }
+    }
+
+    fn int(&mut self, pair: P<'_>) -> Int {
+        let span = self.span(&pair);
+        let value = pair.as_str().parse::<u64>().ok();
+        if value.is_none() {
+            self.diags.push(
+                Diagnostic::error("E002", span.clone(), "this number is too large")
+                    .label("does not fit in 64 bits")
+                    .help("use a smaller whole number"),
+            );
+        }
+        Int { value, span }
+    }
+
+    fn number(&self, text: &str) -> f64 {
+        match text.split_once('/') {
+            Some((a, b)) => a.parse::<f64>().unwrap_or(f64::NAN) / b.parse::<f64>().unwrap_or(f64::NAN),
+            None => text.parse::<f64>().unwrap_or(f64::NAN),
+        }
+    }
+
+    fn quantity(&self, pair: P<'_>) -> Quantity {
+        let span = self.span(&pair);
+        let mut inner = pair.into_inner();
+        let number = inner.next().expect("quantity has a number");
+        let value = self.number(number.as_str());
+        let unit = inner.next().map(|u| u.as_str().split_whitespace().collect::<Vec<_>>().join(" "));
+        Quantity { value, unit, span }
+    }
+
+    /// A bare `number` pair read as a unitless quantity.
+    fn bare_number(&self, pair: P<'_>) -> Quantity {
+        Quantity { value: self.number(pair.as_str()), unit: None, span: self.span(&pair) }
+    }
+
+    fn point(&self, pair: P<'_>) -> Point {
+        let span = self.span(&pair);
+        let mut inner = pair.into_inner();
+        let x = self.quantity(inner.next().expect("point x"));
+        let y = self.quantity(inner.next().expect("point y"));
+        Point { x, y, span }
+    }
+
+    fn points<'i>(&self, pairs: impl Iterator<Item = P<'i>>) -> Vec<Point> {
+        pairs.filter(|p| p.as_rule() == Rule::point).map(|p| self.point(p)).collect()
+    }
+
+    fn shape(&self, pair: P<'_>) -> Shape {
+        let span = self.span(&pair);
+        let inner = pair.into_inner().next().expect("shape has one kind");
+        let kind = inner.as_rule();
+        let p = parts(inner);
+        let kind = match kind {
+            Rule::rect => ShapeKind::Rect(self.point(p[0].clone()), self.point(p[1].clone())),
+            Rule::circle => ShapeKind::Circle(self.point(p[0].clone()), self.quantity(p[1].clone())),
+            Rule::polygon => ShapeKind::Polygon(self.points(p.into_iter())),
+            Rule::polyline => {
+                let width = self.quantity(p.last().expect("polyline width").clone());
+                ShapeKind::Polyline(self.points(p.into_iter()), width)
+            }
+            r => unreachable!("shape rule {r:?}"),
+        };
+        Shape { kind, span }
+    }
+
+    // ------------------------------------------------------------ header and world
+
+    fn scenario(&mut self, pair: P<'_>) -> Scenario {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let name = self.name(p.next().expect("scenario name"));
+        let stmts = p
+            .map(|s| {
+                let kind = s.as_rule();
+                let arg = parts(s).into_iter().next().expect("header statement argument");
+                match kind {
+                    Rule::seed => HeaderStmt::Seed(self.int(arg)),
+                    Rule::duration => HeaderStmt::Duration(self.quantity(arg)),
+                    Rule::step => HeaderStmt::Step(self.quantity(arg)),
+                    Rule::record => HeaderStmt::RecordEvery(self.int(arg)),
+                    r => unreachable!("header rule {r:?}"),
+                }
+            })
+            .collect();
+        Scenario { name, stmts, span }
+    }
+
+    fn world(&mut self, pair: P<'_>) -> World {
+        let span = self.span(&pair);
+        let stmts = parts(pair).into_iter().map(|s| self.world_stmt(s)).collect();
+        World { stmts, span }
+    }
+
+    fn world_stmt(&mut self, pair: P<'_>) -> WorldStmt {
+        let span = self.span(&pair);
+        let kind = pair.as_rule();
+        match kind {
+            Rule::bounds => {
+                let p = parts(pair);
+                WorldStmt::Bounds { min: self.point(p[0].clone()), max: self.point(p[1].clone()), span }
+            }
+            Rule::obstacle | Rule::region | Rule::target_shape => {
+                let p = parts(pair);
+                let (name, shape) = (self.name(p[0].clone()), self.shape(p[1].clone()));
+                match kind {
+                    Rule::obstacle => WorldStmt::Obstacle { name, shape },
+                    Rule::region => WorldStmt::Region { name, shape },
+                    _ => WorldStmt::Shape { name, shape },
+                }
+            }
+            Rule::markers => {
+                let mut m = MarkersStmt { method: None, area: None, density: None, weight: None, span };
+                let mut after_weight = false;
+                for p in pair.into_inner() {
+                    match p.as_rule() {
+                        Rule::marker_method => m.method = Some(self.name(p)),
+                        Rule::ident => m.area = Some(self.name(p)),
+                        Rule::k_weight => after_weight = true,
+                        Rule::quantity if after_weight => m.weight = Some(self.quantity(p)),
+                        Rule::quantity => m.density = Some(self.quantity(p)),
+                        _ => {}
+                    }
+                }
+                WorldStmt::Markers(m)
+            }
+            Rule::mask => {
+                let p = parts(pair);
+                WorldStmt::Mask(MaskStmt {
+                    name: self.name(p[0].clone()),
+                    kind: self.name(p[1].clone()),
+                    min: self.point(p[2].clone()),
+                    max: self.point(p[3].clone()),
+                    every: self.quantity(p[4].clone()),
+                    width: p.get(5).map(|w| self.quantity(w.clone())),
+                    span,
+                })
+            }
+            r => unreachable!("world rule {r:?}"),
+        }
+    }
+
+    fn space(&mut self, pair: P<'_>) -> Space {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let name = self.name(p.next().expect("space name"));
+        let shape = self.shape(p.next().expect("space shape"));
+        let mut space = Space { name, shape, doors: vec![], objects: vec![], children: vec![], span };
+        for s in p {
+            let span = self.span(&s);
+            match s.as_rule() {
+                Rule::door => {
+                    let d = parts(s);
+                    space.doors.push(Door {
+                        name: self.name(d[0].clone()),
+                        a: self.point(d[1].clone()),
+                        b: self.point(d[2].clone()),
+                        span,
+                    });
+                }
+                Rule::object => {
+                    let d = parts(s);
+                    let provides =
+                        d.iter().skip(2).filter(|p| p.as_rule() == Rule::ident).map(|p| self.name(p.clone())).collect();
+                    let capacity = d.iter().find(|p| p.as_rule() == Rule::integer).map(|p| self.int(p.clone()));
+                    space.objects.push(Object {
+                        name: self.name(d[0].clone()),
+                        at: self.point(d[1].clone()),
+                        provides,
+                        capacity,
+                        span,
+                    });
+                }
+                Rule::space => space.children.push(self.space(s)),
+                r => unreachable!("space rule {r:?}"),
+            }
+        }
+        space
+    }
+
+    // ------------------------------------------------------------ agents
+
+    fn entity(&mut self, pair: P<'_>) -> Entity {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter().peekable();
+        let name = self.name(p.next().expect("entity name"));
+        let at = p.next_if(|x| x.as_rule() == Rule::point).map(|x| self.point(x));
+        let stmts = p.map(|s| self.entity_stmt(s)).collect();
+        Entity { name, at, stmts, span }
+    }
+
+    fn entity_stmt(&mut self, pair: P<'_>) -> EntityStmt {
+        let kind = pair.as_rule();
+        let p = parts(pair.clone());
+        match kind {
+            Rule::count => EntityStmt::Count(self.int(p[0].clone())),
+            Rule::peak => EntityStmt::Peak { count: self.int(p[0].clone()), at: self.quantity(p[1].clone()) },
+            Rule::leave => {
+                let inner = p[0].clone();
+                let q = parts(inner.clone());
+                match inner.as_rule() {
+                    Rule::leave_after => EntityStmt::LeaveAfter(self.quantity(q[0].clone())),
+                    _ => EntityStmt::LeaveVia {
+                        region: self.name(q[0].clone()),
+                        from: q.get(1).map(|x| self.quantity(x.clone())),
+                    },
+                }
+            }
+            Rule::spawn => match p[0].as_rule() {
+                Rule::point => EntityStmt::SpawnAt(self.point(p[0].clone())),
+                _ => EntityStmt::SpawnIn(self.name(p[0].clone())),
+            },
+            Rule::groups => EntityStmt::Groups(
+                p.into_iter()
+                    .map(|g| {
+                        let q = parts(g);
+                        (self.int(q[0].clone()), self.quantity(q[1].clone()))
+                    })
+                    .collect(),
+            ),
+            Rule::attribute => EntityStmt::Attribute { name: self.name(p[0].clone()), dist: self.dist(p[1].clone()) },
+            Rule::goal => EntityStmt::Goal(self.goal_spec(p[0].clone())),
+            Rule::wants => EntityStmt::Wants(p.into_iter().map(|n| self.name(n)).collect()),
+            Rule::dwell => EntityStmt::Dwell(self.dist(p[0].clone())),
+            Rule::uses => EntityStmt::Uses(self.name(p[0].clone())),
+            Rule::formation_stmt => EntityStmt::Formation(self.formation(p[0].clone())),
+            Rule::group_agents => {
+                let count = self.int(p[0].clone());
+                match p[1].as_rule() {
+                    Rule::point => EntityStmt::GroupAgentsAt { count, at: self.point(p[1].clone()) },
+                    _ => EntityStmt::GroupAgentsIn { count, region: self.name(p[1].clone()) },
+                }
+            }
+            Rule::members => EntityStmt::Members(p.into_iter().map(|n| self.name(n)).collect()),
+            Rule::leader => EntityStmt::Leader(self.name(p[0].clone())),
+            Rule::followers => EntityStmt::Followers {
+                count: self.int(p[0].clone()),
+                around: self.name(p[1].clone()),
+                within: self.quantity(p[2].clone()),
+            },
+            Rule::group_map => EntityStmt::GroupMap {
+                x: self.int(p[0].clone()),
+                y: self.int(p[1].clone()),
+                cell: self.quantity(p[2].clone()),
+            },
+            r => unreachable!("entity rule {r:?}"),
+        }
+    }
+
+    fn goal_spec(&self, pair: P<'_>) -> GoalSpec {
+        let mut inner = pair.into_inner();
+        let first = inner.next().expect("goal spec");
+        match first.as_rule() {
+            Rule::point => GoalSpec::Point(self.point(first)),
+            kw => {
+                let name = self.name(inner.next().expect("goal name"));
+                match kw {
+                    Rule::k_region => GoalSpec::Region(name),
+                    Rule::k_resource => GoalSpec::Resource(name),
+                    Rule::k_object => GoalSpec::Object(name),
+                    _ => GoalSpec::Agent(name),
+                }
+            }
+        }
+    }
+
+    fn dist(&self, pair: P<'_>) -> Dist {
+        let span = self.span(&pair);
+        let inner = pair.into_inner().next().expect("dist kind");
+        let kind = inner.as_rule();
+        let kind = match kind {
+            Rule::quantity => DistKind::Constant(self.quantity(inner)),
+            Rule::dist_choice => DistKind::Choice(
+                parts(inner)
+                    .into_iter()
+                    .map(|c| {
+                        let q = parts(c);
+                        (self.quantity(q[0].clone()), self.quantity(q[1].clone()))
+                    })
+                    .collect(),
+            ),
+            _ => {
+                let q = parts(inner);
+                let (a, b) = (self.quantity(q[0].clone()), self.quantity(q[1].clone()));
+                if kind == Rule::dist_uniform {
+                    DistKind::Uniform(a, b)
+                } else {
+                    DistKind::Normal(a, b)
+                }
+            }
+        };
+        Dist { kind, span }
+    }
+
+    fn formation(&self, pair: P<'_>) -> Formation {
+        let span = self.span(&pair);
+        let p = parts(pair);
+        let kind = if p[0].as_rule() == Rule::formation_name {
+            FormationKind::Named(self.name(p[0].clone()))
+        } else {
+            FormationKind::Sketch(self.points(p.into_iter()))
+        };
+        Formation { kind, span }
+    }
+
+    // ------------------------------------------------------------ behaviours
+
+    fn behaviour(&mut self, pair: P<'_>) -> Behaviour {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let name = self.name(p.next().expect("behaviour name"));
+        let stmts = p
+            .map(|s| match s.as_rule() {
+                Rule::rule_decl => BehaviourStmt::Rule(self.rule(s)),
+                Rule::state => BehaviourStmt::State(self.state(s)),
+                _ => BehaviourStmt::Action(self.action(s)),
+            })
+            .collect();
+        Behaviour { name, stmts, span }
+    }
+
+    fn rule(&mut self, pair: P<'_>) -> Rule_ {
+        let span = self.span(&pair);
+        let mut rule = Rule_ {
+            name: Name { text: String::new(), span: span.clone() },
+            priority: None,
+            when: None,
+            actions: vec![],
+            span,
+        };
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => rule.name = self.name(p),
+                Rule::number => rule.priority = Some(self.bare_number(p)),
+                Rule::condition => rule.when = Some(self.condition(p)),
+                Rule::action => rule.actions.push(self.action(p)),
+                _ => {}
+            }
+        }
+        rule
+    }
+
+    fn state(&mut self, pair: P<'_>) -> State {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let name = self.name(p.next().expect("state name"));
+        let mut state = State { name, actions: vec![], transitions: vec![], span };
+        for s in p {
+            if s.as_rule() == Rule::transition {
+                let span = self.span(&s);
+                let t = parts(s);
+                let trigger = self.trigger(t[0].clone());
+                state.transitions.push(Transition { trigger, to: self.name(t[1].clone()), span });
+            } else {
+                state.actions.push(self.action(s));
+            }
+        }
+        state
+    }
+
+    fn trigger(&self, pair: P<'_>) -> Trigger {
+        let inner: Vec<P<'_>> = pair.into_inner().collect();
+        match inner.last().map(|p| p.as_rule()) {
+            Some(Rule::k_arrival) => Trigger::Arrival,
+            Some(Rule::k_done) => Trigger::Done,
+            Some(Rule::quantity) => Trigger::After(self.quantity(inner[1].clone())),
+            _ => Trigger::Condition(self.condition(inner[1].clone())),
+        }
+    }
+
+    fn condition(&self, pair: P<'_>) -> Condition {
+        let inner = pair.into_inner().next().expect("condition kind");
+        let span = self.span(&inner);
+        let kind = inner.as_rule();
+        let p = parts(inner);
+        match kind {
+            Rule::sees => Condition::Sees {
+                who: self.subject(p[0].clone()),
+                radius: self.quantity(p[1].clone()),
+                cone: p.get(2).map(|c| self.quantity(c.clone())),
+                span,
+            },
+            _ => Condition::TimeAfter(self.quantity(p[0].clone())),
+        }
+    }
+
+    fn subject(&self, pair: P<'_>) -> Subject {
+        let inner = pair.into_inner().next().expect("subject");
+        match inner.as_rule() {
+            Rule::k_everyone => Subject::Everyone(self.span(&inner)),
+            _ => Subject::Named(self.name(inner)),
+        }
+    }
+
+    fn using(&mut self, pair: P<'_>) -> Using {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let planner = self.name(p.next().expect("planner kind"));
+        let options = p
+            .map(|o| {
+                let span = self.span(&o);
+                let inner: Vec<P<'_>> = o.into_inner().collect();
+                match inner[0].as_rule() {
+                    Rule::k_reserve => PlannerOption::Reserve(span),
+                    Rule::k_disjoint => PlannerOption::Disjoint(span),
+                    Rule::k_crowd_aware => PlannerOption::CrowdAware(span),
+                    Rule::k_bias => PlannerOption::Bias(
+                        self.bare_number(inner[1].clone()),
+                        self.bare_number(inner[2].clone()),
+                        span,
+                    ),
+                    Rule::k_grid => PlannerOption::Grid(self.int(inner[1].clone()), self.int(inner[2].clone()), span),
+                    _ => {
+                        let q = parts(inner[0].clone());
+                        PlannerOption::Param(self.name(q[0].clone()), self.quantity(q[1].clone()))
+                    }
+                }
+            })
+            .collect();
+        Using { planner, options, span }
+    }
+
+    fn action(&mut self, pair: P<'_>) -> Action {
+        let span = self.span(&pair);
+        let inner = if pair.as_rule() == Rule::action { pair.into_inner().next().expect("action kind") } else { pair };
+        let kind = inner.as_rule();
+        let p = parts(inner.clone());
+        let using =
+            |b: &mut Self, p: &[P<'_>]| p.iter().find(|x| x.as_rule() == Rule::using).map(|u| b.using(u.clone()));
+        let kind = match kind {
+            Rule::seek => {
+                let t = inner.clone().into_inner().find(|x| x.as_rule() == Rule::target).expect("seek target");
+                let tp: Vec<P<'_>> = t.clone().into_inner().collect();
+                let target = match tp.first().map(|x| x.as_rule()) {
+                    Some(Rule::k_goal) => Target::OwnGoal(self.span(&t)),
+                    Some(Rule::point) => Target::Point(self.point(tp[0].clone())),
+                    Some(Rule::k_region) => Target::Region(self.name(tp[1].clone())),
+                    Some(Rule::k_resource) => Target::Resource(self.name(tp[1].clone())),
+                    _ => Target::Named(self.name(tp[0].clone())),
+                };
+                ActionKind::Seek { target, using: using(self, &p) }
+            }
+            Rule::wander => ActionKind::Wander,
+            Rule::dwell_action => ActionKind::Dwell(p.first().map(|d| self.dist(d.clone()))),
+            Rule::pick => ActionKind::PickGoal,
+            Rule::pursue => ActionKind::Pursue { target: self.subject(p[0].clone()), using: using(self, &p) },
+            Rule::surround => ActionKind::Surround(self.subject(p[0].clone())),
+            Rule::escape => ActionKind::Escape(self.subject(p[0].clone())),
+            Rule::form => ActionKind::Form(self.name(p[0].clone())),
+            Rule::align => ActionKind::Align(self.name(p[0].clone())),
+            Rule::follow => ActionKind::Follow(p.first().map(|s| self.subject(s.clone()))),
+            Rule::flock => ActionKind::Flock(
+                p.into_iter()
+                    .map(|w| {
+                        let q = parts(w);
+                        (self.name(q[0].clone()), self.bare_number(q[1].clone()))
+                    })
+                    .collect(),
+            ),
+            Rule::hunt => ActionKind::Hunt {
+                prey: self.subject(p[0].clone()),
+                catch_within: p.get(1).map(|q| self.quantity(q.clone())),
+            },
+            Rule::flee => ActionKind::Flee(self.subject(p[0].clone())),
+            Rule::evacuate => ActionKind::Evacuate(p.first().map(|n| self.name(n.clone()))),
+            Rule::formation_stmt => ActionKind::Formation(self.formation(p[0].clone())),
+            r => unreachable!("action rule {r:?}"),
+        };
+        Action { kind, span }
+    }
+
+    // ------------------------------------------------------------ parameters, expectations
+
+    fn parameters(&mut self, pair: P<'_>) -> Parameters {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let model = self.name(p.next().expect("parameters model"));
+        let values = p
+            .map(|kv| {
+                let q = parts(kv);
+                (self.name(q[0].clone()), self.quantity(q[1].clone()))
+            })
+            .collect();
+        Parameters { model, values, span }
+    }
+
+    fn expectation(&mut self, pair: P<'_>) -> Expectation {
+        let span = self.span(&pair);
+        let inner = pair.into_inner().next().expect("expectation kind");
+        let kind = inner.as_rule();
+        let all: Vec<P<'_>> = inner.clone().into_inner().collect();
+        let p = parts(inner);
+        let subjects = |b: &Self| -> Vec<Subject> {
+            p.iter().filter(|x| x.as_rule() == Rule::subject).map(|x| b.subject(x.clone())).collect()
+        };
+        let quantities = |b: &Self| -> Vec<Quantity> {
+            p.iter().filter(|x| x.as_rule() == Rule::quantity).map(|x| b.quantity(x.clone())).collect()
+        };
+        let kind = match kind {
+            Rule::expect_reaches => {
+                ExpectationKind::Reaches { who: subjects(self).remove(0), by: quantities(self).pop() }
+            }
+            Rule::expect_min_distance => {
+                ExpectationKind::MinDistance { among: subjects(self).pop(), distance: quantities(self).remove(0) }
+            }
+            Rule::expect_nobody => ExpectationKind::Nobody {
+                who: subjects(self).pop(),
+                inside: p.iter().find(|x| x.as_rule() == Rule::ident).map(|x| self.name(x.clone())),
+            },
+            Rule::expect_fraction => {
+                let mut q = quantities(self);
+                let at = q.pop().expect("fraction time");
+                ExpectationKind::Fraction {
+                    fraction: q.remove(0),
+                    who: subjects(self).remove(0),
+                    inside: self.name(p.iter().find(|x| x.as_rule() == Rule::ident).expect("fraction area").clone()),
+                    at,
+                }
+            }
+            Rule::expect_lanes => ExpectationKind::Lanes {
+                among: subjects(self).pop(),
+                threshold: self
+                    .bare_number(p.iter().find(|x| x.as_rule() == Rule::number).expect("lanes threshold").clone()),
+                at: quantities(self).remove(0),
+            },
+            Rule::expect_surrounds => {
+                let mut s = subjects(self);
+                let mut q = quantities(self);
+                let spread = q.pop().expect("spread");
+                ExpectationKind::Surrounds {
+                    target: s.pop().expect("target"),
+                    who: s.remove(0),
+                    at: q.remove(0),
+                    spread,
+                }
+            }
+            Rule::expect_farther => {
+                let mut s = subjects(self);
+                let mut q = quantities(self);
+                let at = q.pop().expect("time");
+                ExpectationKind::Farther { from: s.pop().expect("from"), who: s.remove(0), distance: q.remove(0), at }
+            }
+            Rule::expect_formation => ExpectationKind::Formation {
+                group: subjects(self).remove(0),
+                formation: self
+                    .name(p.iter().find(|x| x.as_rule() == Rule::formation_name).expect("formation").clone()),
+                at: quantities(self).remove(0),
+            },
+            Rule::expect_count => {
+                let ints: Vec<P<'_>> = all.iter().filter(|x| x.as_rule() == Rule::integer).cloned().collect();
+                ExpectationKind::Count {
+                    who: subjects(self).remove(0),
+                    count: self.int(ints[0].clone()),
+                    tolerance: ints.get(1).map(|t| self.int(t.clone())),
+                    at: quantities(self).remove(0),
+                }
+            }
+            r => unreachable!("expectation rule {r:?}"),
+        };
+        Expectation { kind, span }
+    }
+}
+
+/// The AST's `Rule` collides with pest's `Rule` in this file.
+type Rule_ = super::ast::Rule;

@@ -1,0 +1,3 @@
+//! Geometry, walkable space, markers and spatial indexes: pure functions over IR data.
+
+pub mod geometry;

@@ -1,0 +1,180 @@
+//! `crowd check` and `crowd ir` as a user runs them: exit codes, the JSON
+//! diagnostic format, and the stability of the IR text.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn crowd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crowd")).args(args).output().expect("the crowd binary runs")
+}
+
+fn fixture(path: &str) -> String {
+    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path);
+    assert!(p.exists(), "{} is missing", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("the process exited normally, not on a signal")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const VALID: &str = "ok/sc_fig02_around_the_wall.crowd";
+const WARNING_ONLY: &str = "invalid/w001_unused_behaviour.crowd";
+const ONE_ERROR: &str = "invalid/e010_unknown_region.crowd";
+const SEVERAL_ERRORS: &str = "invalid/e020_several_errors_in_one_file.crowd";
+
+#[test]
+fn a_valid_file_exits_0() {
+    let out = crowd(&["check", &fixture(VALID)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("ok"), "{}", stderr(&out));
+}
+
+#[test]
+fn warnings_alone_exit_0() {
+    let out = crowd(&["check", &fixture(WARNING_ONLY)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("W001"), "{}", stderr(&out));
+}
+
+#[test]
+fn errors_exit_1_and_are_all_printed() {
+    let out = crowd(&["check", &fixture(SEVERAL_ERRORS)]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    for c in ["E020", "E042", "E021", "E031", "E030", "E010"] {
+        assert!(err.contains(c), "{c} missing from:\n{err}");
+    }
+    assert!(err.contains("6 errors, 0 warnings"), "{err}");
+}
+
+#[test]
+fn the_worst_file_decides_the_exit_code() {
+    let out = crowd(&["check", &fixture(VALID), &fixture(ONE_ERROR), &fixture(WARNING_ONLY)]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let out = crowd(&["check", &fixture(VALID), "/no/such/file.crowd", &fixture(ONE_ERROR)]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
+
+#[test]
+fn a_missing_file_exits_2() {
+    let out = crowd(&["check", "/no/such/file.crowd"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("/no/such/file.crowd"), "{}", stderr(&out));
+    let out = crowd(&["ir", "/no/such/file.crowd"]);
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    for args in [&["check"][..], &["check", "--format", "xml", "x.crowd"], &["frobnicate"], &[]] {
+        let out = crowd(args);
+        assert_eq!(code(&out), 2, "crowd {args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_without_a_panic() {
+    let dir = std::env::temp_dir().join(format!("crowd-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.crowd");
+    std::fs::write(&path, b"// caf\xe9\nscenario s { seed 1 }\n").unwrap();
+    let out = crowd(&["check", &path.to_string_lossy()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("UTF-8"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(out.stdout.clone())
+        .expect("UTF-8 output")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn json_prints_one_object_per_diagnostic() {
+    let path = fixture(SEVERAL_ERRORS);
+    let out = crowd(&["check", "--format", "json", &path]);
+    assert_eq!(code(&out), 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let diags = json_lines(&out);
+    assert_eq!(diags.len(), 6, "{diags:#?}");
+    for d in &diags {
+        assert_eq!(d["file"], path.as_str());
+        assert!(d["code"].as_str().is_some_and(|c| c.len() == 4 && c.starts_with('E')), "{d}");
+        assert_eq!(d["severity"], "error");
+        assert!(d["message"].as_str().is_some_and(|m| !m.is_empty()), "{d}");
+        assert!(d["help"].as_str().is_some_and(|h| !h.is_empty()), "{d}");
+        let start = d["span"]["start"].as_u64().expect("span.start") as usize;
+        let end = d["span"]["end"].as_u64().expect("span.end") as usize;
+        assert!(start <= end && end <= text.len(), "{d}");
+        // line and column (1-based, in characters) agree with the span.
+        let line = d["line"].as_u64().expect("line") as usize;
+        let column = d["column"].as_u64().expect("column") as usize;
+        let before = &text[..start];
+        assert_eq!(line, before.matches('\n').count() + 1, "{d}");
+        assert_eq!(column, before.rsplit('\n').next().unwrap().chars().count() + 1, "{d}");
+    }
+    // The unknown name points at the misspelled word and suggests the right one.
+    let unknown = diags.iter().find(|d| d["code"] == "E010").expect("an E010");
+    let (s, e) =
+        (unknown["span"]["start"].as_u64().unwrap() as usize, unknown["span"]["end"].as_u64().unwrap() as usize);
+    assert_eq!(&text[s..e], "visitor");
+    assert_eq!(unknown["help"], "did you mean `visitors`?");
+    // Nothing human-readable goes to stdout in JSON mode.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("-----"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn json_reports_warnings_with_their_severity() {
+    let out = crowd(&["check", "--format", "json", &fixture(WARNING_ONLY)]);
+    assert_eq!(code(&out), 0);
+    let diags = json_lines(&out);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0]["code"], "W001");
+    assert_eq!(diags[0]["severity"], "warning");
+    let out = crowd(&["check", "--format", "json", &fixture(VALID)]);
+    assert_eq!(code(&out), 0);
+    assert!(json_lines(&out).is_empty());
+}
+
+#[test]
+fn json_columns_count_characters_not_bytes() {
+    let path = fixture("invalid/e030_view_cone_after_unicode.crowd");
+    let out = crowd(&["check", "--format", "json", &path]);
+    let diags = json_lines(&out);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text.lines().nth(diags[0]["line"].as_u64().unwrap() as usize - 1).unwrap();
+    let column = diags[0]["column"].as_u64().unwrap() as usize;
+    let at: String = line.chars().skip(column - 1).take(4).collect();
+    assert_eq!(at, "400°");
+}
+
+#[test]
+fn ir_text_is_stable() {
+    let path = fixture(VALID);
+    let first = crowd(&["ir", &path]);
+    let second = crowd(&["ir", &path]);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    assert!(!first.stdout.is_empty());
+    assert_eq!(first.stdout, second.stdout);
+    let text = String::from_utf8(first.stdout).unwrap();
+    assert!(text.starts_with("name: \"around_the_wall\"\n"), "{text}");
+    assert!(text.contains("param.space_colonization.alpha: 2.0\n"), "{text}");
+}
+
+#[test]
+fn ir_of_an_invalid_file_exits_1_with_its_diagnostics() {
+    let out = crowd(&["ir", &fixture(ONE_ERROR)]);
+    assert_eq!(code(&out), 1);
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("E010"), "{}", stderr(&out));
+}
