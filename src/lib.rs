@@ -9,7 +9,10 @@ pub mod cli;
 pub mod diag;
 pub mod ir;
 pub mod math;
+pub mod sim;
+pub mod steer;
 pub mod syntax;
+pub mod trace;
 pub mod world;
 
 pub use check::{compile, Compiled};

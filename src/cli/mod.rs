@@ -2,9 +2,12 @@
 //!
 //! Exit codes: 0 success, 1 a failed check / run / test, 2 usage or I/O errors.
 
+mod batch;
 mod check;
+mod run;
+mod test;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -33,6 +36,12 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the lowered IR of a scenario in a stable text form.
     Ir(check::IrArgs),
+    /// Run a scenario and write its trace.
+    Run(run::RunArgs),
+    /// Run scenarios, evaluate their expectations and compare with golden traces.
+    Test(test::TestArgs),
+    /// Run a scenario over a range of seeds in parallel.
+    Batch(batch::BatchArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -46,6 +55,9 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::check(args),
         Command::Ir(args) => check::ir(args),
+        Command::Run(args) => run::run(args),
+        Command::Test(args) => test::test(args),
+        Command::Batch(args) => batch::batch(args),
     }
 }
 
@@ -74,8 +86,13 @@ impl Failure {
 /// Reads a scenario file.
 pub fn read_source(path: &Path) -> Result<SourceFile, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::io(format!("cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| Failure::failed(format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Failure::failed(format!(
+            "{} is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
     Ok(SourceFile::new(path.display().to_string(), text))
 }
 
@@ -107,4 +124,16 @@ pub fn load(path: &Path) -> Result<(SourceFile, Compiled), Failure> {
             Err(Failure::failed(String::new()))
         }
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a
+/// rename, so a failed or interrupted write never leaves a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    crate::trace::write_atomic(path, |w| std::io::Write::write_all(w, bytes))
+        .map_err(|e| Failure::io(format!("cannot write {}: {e}", path.display())))
+}
+
+pub(crate) fn default_trace_path(scenario: &Path) -> PathBuf {
+    let stem = scenario.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from("out").join(format!("{stem}.csv"))
 }

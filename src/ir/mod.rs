@@ -34,18 +34,7 @@ macro_rules! ids {
         }
     )*};
 }
-ids!(
-    PopulationId,
-    GroupId,
-    RegionId,
-    ObstacleId,
-    SpaceId,
-    ObjectId,
-    ResourceId,
-    BehaviourId,
-    ShapeId,
-    MaskId,
-);
+ids!(PopulationId, GroupId, RegionId, ObstacleId, SpaceId, ObjectId, ResourceId, BehaviourId, ShapeId, MaskId,);
 
 /// A whole scenario, ready to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,13 +95,22 @@ impl Rect {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     Rect(Rect),
-    Circle { center: Vec2, radius: f64 },
+    Circle {
+        center: Vec2,
+        radius: f64,
+    },
     /// Counter-clockwise, simple, at least three vertices.
     Polygon(Vec<Vec2>),
     /// A path of segments swept by a disc of diameter `width`.
-    Polyline { points: Vec<Vec2>, width: f64 },
+    Polyline {
+        points: Vec<Vec2>,
+        width: f64,
+    },
     /// A door or gate: a segment with no area of its own.
-    Segment { a: Vec2, b: Vec2 },
+    Segment {
+        a: Vec2,
+        b: Vec2,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -235,9 +233,17 @@ pub struct Object {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dist {
     Constant(f64),
-    Uniform { min: f64, max: f64 },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
     /// Truncated at `min`/`max` (the attribute's valid range) by resampling.
-    Normal { mean: f64, sd: f64, min: f64, max: f64 },
+    Normal {
+        mean: f64,
+        sd: f64,
+        min: f64,
+        max: f64,
+    },
     /// `(value, probability)`, probabilities summing to 1.
     Choice(Vec<(f64, f64)>),
 }
@@ -247,7 +253,10 @@ pub enum Place {
     Point(Vec2),
     Region(RegionId),
     /// Uniformly within `within` of the (first) agent of a population: followers around a leader.
-    Around { leader: PopulationId, within: f64 },
+    Around {
+        leader: PopulationId,
+        within: f64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -275,7 +284,10 @@ pub enum Leave {
     /// Each agent is removed this long after its creation.
     After(f64),
     /// From `from` on, agents walk to the region and are removed there.
-    Via { region: RegionId, from: f64 },
+    Via {
+        region: RegionId,
+        from: f64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -319,7 +331,10 @@ pub enum Formation {
     River,
     /// A predefined or sketched shape: formation points relative to the group
     /// centre, x along the walking direction, m.
-    Points { name: String, points: Vec<Vec2> },
+    Points {
+        name: String,
+        points: Vec<Vec2>,
+    },
 }
 
 /// An explicit group of agents.
@@ -465,22 +480,49 @@ pub struct Planner {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    Seek { target: Target, planner: Planner },
+    Seek {
+        target: Target,
+        planner: Planner,
+    },
     Wander,
     /// Stay; `None` uses the population's dwell distribution.
     Dwell(Option<Dist>),
     /// Pick a goal at random among the objects providing what the agent wants.
     PickGoal,
-    Pursue { target: Subject, planner: Planner },
-    Surround { target: Subject },
-    Escape { from: Subject },
-    Form { shape: ShapeId },
-    Align { mask: MaskId },
-    Follow { leader: Option<Subject> },
-    Flock { separation: f64, cohesion: f64, alignment: f64 },
-    Hunt { prey: Subject, catch_within: f64 },
-    Flee { from: Subject },
-    Evacuate { via: Option<RegionId> },
+    Pursue {
+        target: Subject,
+        planner: Planner,
+    },
+    Surround {
+        target: Subject,
+    },
+    Escape {
+        from: Subject,
+    },
+    Form {
+        shape: ShapeId,
+    },
+    Align {
+        mask: MaskId,
+    },
+    Follow {
+        leader: Option<Subject>,
+    },
+    Flock {
+        separation: f64,
+        cohesion: f64,
+        alignment: f64,
+    },
+    Hunt {
+        prey: Subject,
+        catch_within: f64,
+    },
+    Flee {
+        from: Subject,
+    },
+    Evacuate {
+        via: Option<RegionId>,
+    },
     SetFormation(Formation),
 }
 

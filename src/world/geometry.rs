@@ -25,9 +25,7 @@ fn on_segment(a: Vec2, b: Vec2, p: Vec2) -> bool {
 /// Whether the closed segments `ab` and `cd` share a point.
 pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
     let (o1, o2, o3, o4) = (orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b));
-    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0))
-        && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0))
-    {
+    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0)) && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0)) {
         return true;
     }
     (o1 == 0.0 && on_segment(a, b, c))
@@ -93,9 +91,7 @@ pub fn contains(shape: &Shape, p: Vec2) -> bool {
         Shape::Rect(r) => r.contains(p),
         Shape::Circle { center, radius } => center.distance_squared(p) <= radius * radius,
         Shape::Polygon(points) => polygon_contains(points, p),
-        Shape::Polyline { points, width } => points
-            .windows(2)
-            .any(|w| segment_distance(w[0], w[1], p) <= width / 2.0),
+        Shape::Polyline { points, width } => points.windows(2).any(|w| segment_distance(w[0], w[1], p) <= width / 2.0),
         Shape::Segment { .. } => false,
     }
 }
@@ -106,9 +102,7 @@ pub fn area(shape: &Shape) -> f64 {
         Shape::Rect(r) => r.area(),
         Shape::Circle { radius, .. } => std::f64::consts::PI * radius * radius,
         Shape::Polygon(points) => signed_area2(points).abs() / 2.0,
-        Shape::Polyline { points, width } => {
-            points.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() * width
-        }
+        Shape::Polyline { points, width } => points.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() * width,
         Shape::Segment { .. } => 0.0,
     }
 }
@@ -161,9 +155,7 @@ pub fn outline(shape: &Shape) -> Vec<Vec2> {
 /// Whether every outline point of `inner` lies in `outer` (boundaries included).
 pub fn within(inner: &Shape, outer: &Shape) -> bool {
     const EPS: f64 = 1e-9;
-    outline(inner).into_iter().all(|p| {
-        contains(outer, p) || outline_distance(outer, p) <= EPS
-    })
+    outline(inner).into_iter().all(|p| contains(outer, p) || outline_distance(outer, p) <= EPS)
 }
 
 /// Distance from `p` to the boundary of the shape.
@@ -177,9 +169,7 @@ pub fn outline_distance(shape: &Shape, p: Vec2) -> f64 {
         _ => {
             let pts = outline(shape);
             let n = pts.len();
-            (0..n)
-                .map(|i| segment_distance(pts[i], pts[(i + 1) % n], p))
-                .fold(f64::INFINITY, f64::min)
+            (0..n).map(|i| segment_distance(pts[i], pts[(i + 1) % n], p)).fold(f64::INFINITY, f64::min)
         }
     }
 }

@@ -1,3 +1,5 @@
 //! Geometry, walkable space, markers and spatial indexes: pure functions over IR data.
 
 pub mod geometry;
+pub mod grid;
+pub mod walkable;

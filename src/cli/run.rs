@@ -1,0 +1,213 @@
+//! `crowd run`: run one scenario and write its trace and metadata.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::{default_trace_path, load, Failure};
+use crate::ir::Program;
+use crate::sim::{self, Outcome, SimError, Simulation};
+use crate::trace::csv::CsvWriter;
+use crate::trace::meta::{meta_json, RunInfo};
+use crate::trace::{meta_path, write_atomic, write_atomic_with};
+
+/// Runs shorter than this show no progress bar.
+const QUIET_FOR: Duration = Duration::from_millis(500);
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scenario file.
+    file: PathBuf,
+    /// Seed of the run (default: the scenario's `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where to write the trace, or `-` for standard output. Default:
+    /// `out/<scenario name>.csv` (the scenario file's name without `.crowd`), with
+    /// the run's metadata beside it in `out/<scenario name>.meta.json`.
+    #[arg(long, short, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// Worker threads (default: one per core). The trace is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+    /// Print run statistics: agents, steps, wall time, simulation and writing
+    /// time apart, and agent-steps per second.
+    #[arg(long)]
+    stats: bool,
+    /// Write numbers with exactly N decimals instead of the shortest exact form.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=17))]
+    precision: Option<u8>,
+}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    match run_inner(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => f.exit(),
+    }
+}
+
+/// A run's result and what it cost.
+struct Report {
+    outcome: Outcome,
+    rows: u64,
+    wall: Duration,
+    finish: Duration,
+}
+
+pub(crate) fn sim_failure(e: SimError) -> Failure {
+    match e {
+        SimError::Record(io) => Failure::io(format!("cannot write the trace: {io}")),
+        other => Failure::failed(other.to_string()),
+    }
+}
+
+fn run_inner(args: &RunArgs) -> Result<(), Failure> {
+    let (file, compiled) = load(&args.file)?;
+    let program = &compiled.program;
+    let seed = args.seed.unwrap_or(program.header.seed);
+    let out = args.out.clone().unwrap_or_else(|| default_trace_path(&args.file));
+    let to_stdout = out.as_os_str() == "-";
+    let threads = args.threads.map(usize::from);
+    let report = sim::with_threads(threads, || -> Result<Report, Failure> {
+        let start = Instant::now();
+        let mut sim = Simulation::new(program, seed).map_err(sim_failure)?;
+        if to_stdout {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+            let (outcome, rows) = simulate(&mut sim, &mut w, program, args.precision).map_err(sim_failure)?;
+            let t = Instant::now();
+            w.flush().map_err(|e| Failure::io(format!("cannot write the trace: {e}")))?;
+            Ok(Report { outcome, rows, wall: start.elapsed(), finish: t.elapsed() })
+        } else {
+            let mut result = None;
+            let mut finish_from = Instant::now();
+            write_atomic_with(&out, |w| -> Result<(), SimError> {
+                let r = simulate(&mut sim, w, program, args.precision)?;
+                finish_from = Instant::now();
+                result = Some(r);
+                Ok(())
+            })
+            .map_err(|e| match e {
+                SimError::Record(io) => Failure::io(format!("cannot write {}: {io}", out.display())),
+                other => sim_failure(other),
+            })?;
+            let finish = finish_from.elapsed();
+            let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
+            let info = RunInfo {
+                scenario_file: &file.name,
+                scenario_bytes: file.text.as_bytes(),
+                seed,
+                steps: outcome.steps,
+                frames: outcome.frames,
+                rows,
+                agents: outcome.agents,
+                summary: None,
+                precision: args.precision,
+            };
+            let meta = meta_path(&out);
+            write_atomic(&meta, |w| w.write_all(meta_json(program, &info).as_bytes()))
+                .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))?;
+            Ok(Report { outcome, rows, wall: start.elapsed(), finish })
+        }
+    })
+    .map_err(Failure::io)??;
+    if to_stdout {
+        eprintln!("wrote the trace to standard output ({} frames, {} rows)", report.outcome.frames, report.rows);
+    } else {
+        eprintln!(
+            "wrote {} ({} frames, {} rows) and {}",
+            out.display(),
+            report.outcome.frames,
+            report.rows,
+            meta_path(&out).display()
+        );
+    }
+    if args.stats {
+        print_stats(program, &report, threads);
+    }
+    Ok(())
+}
+
+/// Runs the simulation to the end, streaming the trace to `w`; returns the
+/// outcome and the number of rows written.
+fn simulate(
+    sim: &mut Simulation<'_>,
+    w: &mut dyn Write,
+    program: &Program,
+    precision: Option<u8>,
+) -> Result<(Outcome, u64), SimError> {
+    let mut csv = CsvWriter::new(w, sim.labels(), &program.output.columns, precision)?;
+    let mut progress = Progress::new(sim.total_steps());
+    sim.start(&mut csv)?;
+    while !sim.finished() {
+        sim.step(&mut csv)?;
+        progress.tick(sim.steps_done());
+    }
+    progress.done();
+    let rows = csv.rows();
+    Ok((sim.finish(), rows))
+}
+
+/// A progress bar on stderr, only for a terminal and only once the run has
+/// taken longer than a moment.
+struct Progress {
+    total: u64,
+    start: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        Progress { total, start: Instant::now(), bar: None, enabled: std::io::stderr().is_terminal() }
+    }
+
+    fn tick(&mut self, done: u64) {
+        if !self.enabled || done % 16 != 0 {
+            return;
+        }
+        if self.bar.is_none() && self.start.elapsed() >= QUIET_FOR && done < self.total {
+            let bar = indicatif::ProgressBar::new(self.total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {eta} left") {
+                bar.set_style(style);
+            }
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    fn done(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+fn print_stats(program: &Program, r: &Report, threads: Option<usize>) {
+    let o = &r.outcome;
+    let sim_time = o.times.simulation();
+    let writing = o.times.record + r.finish;
+    let per_second = |d: Duration| if d.as_secs_f64() > 0.0 { o.agent_steps as f64 / d.as_secs_f64() } else { 0.0 };
+    eprintln!("agents:            {} created", o.agents);
+    eprintln!("steps:             {} ({} frames, {} rows)", o.steps, o.frames, r.rows);
+    eprintln!("simulated time:    {} s", o.steps as f64 * program.header.dt);
+    eprintln!(
+        "threads:           {}",
+        threads.map_or_else(|| rayon::current_num_threads().to_string(), |n| n.to_string())
+    );
+    eprintln!("wall time:         {}", secs(r.wall));
+    eprintln!("  simulation:      {}", secs(sim_time));
+    eprintln!("  writing:         {}", secs(writing));
+    eprintln!("agent-steps:       {}", o.agent_steps);
+    eprintln!("agent-steps per s: {:.0} (simulation only), {:.0} (wall)", per_second(sim_time), per_second(r.wall));
+    let phases: Vec<String> = o.times.named().iter().map(|(n, d)| format!("{n} {:.3}", d.as_secs_f64())).collect();
+    eprintln!("phases (s):        {}", phases.join(", "));
+}

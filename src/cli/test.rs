@@ -1,0 +1,222 @@
+//! `crowd test`: run scenarios, evaluate their expectations and compare their
+//! traces with golden snapshots.
+//!
+//! A scenario `…/scenarios/a/b.crowd` has its golden at `<golden>/a/b.csv`:
+//! the path below the last folder named `scenarios` (or below the folder the
+//! scenario was found in) mirrored under the golden folder.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::run::sim_failure;
+use super::{load, Failure};
+use crate::sim::{self, Simulation};
+use crate::trace::csv::CsvWriter;
+use crate::trace::golden::compare;
+use crate::trace::metrics::evaluate;
+use crate::trace::read::Recorded;
+use crate::trace::write_atomic;
+
+#[derive(Args)]
+pub struct TestArgs {
+    /// Scenario files or folders, searched recursively in sorted order
+    /// (default: `scenarios/`). Folders named `bench` are skipped while
+    /// searching; name one explicitly to test it.
+    paths: Vec<PathBuf>,
+    /// The folder of golden traces, mirroring the scenarios folder.
+    #[arg(long, default_value = "golden", value_name = "DIR")]
+    golden: PathBuf,
+    /// Write missing or changed goldens (only for scenarios whose expectations
+    /// all hold) and list what changed.
+    #[arg(long)]
+    bless: bool,
+}
+
+/// A scenario found on disk and the relative path its golden mirrors.
+struct Found {
+    path: PathBuf,
+    rel: PathBuf,
+}
+
+pub fn test(args: TestArgs) -> ExitCode {
+    let found = match discover(&args.paths) {
+        Ok(f) => f,
+        Err(f) => return f.exit(),
+    };
+    if found.is_empty() {
+        return Failure::io("no scenario files (*.crowd) found").exit();
+    }
+    let (mut passed, mut failed) = (0u32, 0u32);
+    for s in &found {
+        let golden = args.golden.join(&s.rel).with_extension("csv");
+        let lines = test_one(&s.path, &golden, args.bless);
+        let ok = lines.is_ok();
+        let (status, details) = match lines {
+            Ok(d) => ("ok  ", d),
+            Err(d) => ("FAIL", d),
+        };
+        println!("{status} {}", s.path.display());
+        for d in details {
+            for (k, line) in d.lines().enumerate() {
+                println!("{}{line}", if k == 0 { "     " } else { "       " });
+            }
+        }
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Runs one scenario; `Ok` with notes when everything holds, `Err` with the reasons otherwise.
+fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<String>> {
+    let (_, compiled) =
+        load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
+    let program = &compiled.program;
+    let mut bytes = Vec::new();
+    let outcome = (|| {
+        let mut sim = Simulation::new(program, program.header.seed)?;
+        let mut csv = CsvWriter::new(&mut bytes, sim.labels(), &program.output.columns, None)?;
+        sim.start(&mut csv)?;
+        while !sim.finished() {
+            sim.step(&mut csv)?;
+        }
+        Ok(sim.finish())
+    })()
+    .map_err(|e: sim::SimError| vec![sim_failure(e).message])?;
+
+    let mut notes = Vec::new();
+    let mut problems = Vec::new();
+    match Recorded::parse(&bytes, program) {
+        Err(e) => problems.push(format!("cannot read the trace back: {e}")),
+        Ok(rec) => {
+            for c in evaluate(program, &rec, &outcome.log) {
+                if !c.verdict.holds() {
+                    problems.push(c.to_string());
+                }
+                notes.push(c.to_string());
+            }
+        }
+    }
+    let expectations_hold = problems.is_empty();
+    let expected = fs::read(golden).ok();
+    let mismatch = match &expected {
+        None => Some(None),
+        Some(e) => compare(e, &bytes).map(Some),
+    };
+    match (mismatch, bless) {
+        (None, _) => notes.push(format!("trace matches {}", golden.display())),
+        (Some(m), true) if expectations_hold => {
+            let what = match &m {
+                None => "new".to_string(),
+                Some(m) => format!("changed: {m}"),
+            };
+            match write_atomic(golden, |w| w.write_all(&bytes)) {
+                Ok(()) => notes.push(format!("blessed {} ({what})", golden.display())),
+                Err(e) => problems.push(format!("cannot write {}: {e}", golden.display())),
+            }
+        }
+        (Some(m), true) => problems.push(format!(
+            "not blessed {}: its expectations do not hold{}",
+            golden.display(),
+            match m {
+                None => String::new(),
+                Some(m) => format!(" (the trace also differs: {m})"),
+            }
+        )),
+        (Some(None), false) => problems.push(format!(
+            "no golden trace at {}: check the run, then create it with `crowd test --bless`",
+            golden.display()
+        )),
+        (Some(Some(m)), false) => problems.push(format!(
+            "trace differs from {}:\n{m}\n(if the change is intended, re-bless with `crowd test --bless`)",
+            golden.display()
+        )),
+    }
+    if problems.is_empty() {
+        Ok(notes)
+    } else {
+        // Every expectation's verdict, then what else went wrong.
+        notes.retain(|n| !n.starts_with("trace matches"));
+        let verdicts = notes.iter().filter(|n| !problems.contains(n)).cloned();
+        Err(problems
+            .iter()
+            .filter(|p| notes.contains(p))
+            .cloned()
+            .chain(verdicts)
+            .chain(problems.iter().filter(|p| !notes.contains(p)).cloned())
+            .collect())
+    }
+}
+
+/// The scenario files under the given paths, in sorted order, with the
+/// relative path each golden mirrors.
+fn discover(paths: &[PathBuf]) -> Result<Vec<Found>, Failure> {
+    let default = [PathBuf::from("scenarios")];
+    let roots = if paths.is_empty() { &default[..] } else { paths };
+    let mut out = Vec::new();
+    for root in roots {
+        let meta = fs::metadata(root).map_err(|e| Failure::io(format!("cannot read {}: {e}", root.display())))?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(root, &mut files)?;
+            files.sort();
+            for f in files {
+                let rel = below_scenarios(&f)
+                    .unwrap_or_else(|| f.strip_prefix(root).map_or_else(|_| f.clone(), Path::to_path_buf));
+                out.push(Found { path: f, rel });
+            }
+        } else {
+            let rel = below_scenarios(root).unwrap_or_else(|| PathBuf::from(root.file_name().unwrap_or_default()));
+            out.push(Found { path: root.clone(), rel });
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let entries = fs::read_dir(dir).map_err(|e| Failure::io(format!("cannot read {}: {e}", dir.display())))?;
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "bench") {
+                continue;
+            }
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "crowd") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The part of `path` below its last `scenarios` folder.
+fn below_scenarios(path: &Path) -> Option<PathBuf> {
+    let comps: Vec<Component> = path.components().collect();
+    let at = comps.iter().rposition(|c| c.as_os_str() == "scenarios")?;
+    let rest: PathBuf = comps[at + 1..].iter().collect();
+    (!rest.as_os_str().is_empty()).then_some(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goldens_mirror_the_scenarios_folder() {
+        assert_eq!(below_scenarios(Path::new("scenarios/a/b.crowd")), Some(PathBuf::from("a/b.crowd")));
+        assert_eq!(below_scenarios(Path::new("/tmp/x/scenarios/b.crowd")), Some(PathBuf::from("b.crowd")));
+        assert_eq!(below_scenarios(Path::new("other/b.crowd")), None);
+    }
+}

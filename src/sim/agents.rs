@@ -1,0 +1,155 @@
+//! The agents' state, one array per attribute (structure of arrays).
+//!
+//! Invariants: every array has one entry per live agent; agents are in
+//! increasing id order (new agents get the next id and are appended, removal
+//! keeps the order), so a frame is already sorted for the trace.
+
+use crate::ir::{ObjectId, PopulationId, RegionId, Vec2};
+use crate::trace::NONE;
+
+/// A goal an agent holds (its own goal, or what it currently seeks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Goal {
+    None,
+    Point(Vec2),
+    Region(RegionId),
+    Object(ObjectId),
+    /// The anchor agent of a subject (index into the run's anchor table).
+    Anchor(u32),
+}
+
+/// Population-level bookkeeping about where an agent belongs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Membership {
+    /// Population index and the agent's index within it (its random entity).
+    pub population: PopulationId,
+    pub index: u32,
+    /// Index of the agent's (procedural or solo) group in the run's group table.
+    pub team: u32,
+}
+
+/// Behaviour state: cold data, touched by `decide` and `plan` only.
+#[derive(Clone, Debug)]
+pub(crate) struct Mind {
+    pub member: Membership,
+    pub born: f64,
+    /// Current state or rule of the behaviour; `NONE` before the first decision.
+    pub mode: u32,
+    /// Simulated time the mode was entered, s.
+    pub since: f64,
+    /// End of the current dwell, s.
+    pub dwell_end: Option<f64>,
+    /// The agent's own goal.
+    pub goal: Goal,
+    /// The current mode seeks the agent's own goal (re-aim when it changes).
+    pub aim_is_own_goal: bool,
+    /// The current mode's goal pick is done.
+    pub picked: bool,
+    pub dwell_draws: u32,
+    pub target_draws: u32,
+    /// Goal picks this agent has taken part in (its team's pick counter when in sync).
+    pub picks: u32,
+}
+
+#[derive(Default)]
+pub(crate) struct Agents {
+    pub id: Vec<u32>,
+    pub population: Vec<u32>,
+    /// Trace group number or `NONE`.
+    pub group: Vec<u32>,
+    pub pos: Vec<Vec2>,
+    pub vel: Vec<Vec2>,
+    pub ori: Vec<Vec2>,
+    /// Preferred speed, m/s.
+    pub speed: Vec<f64>,
+    pub radius: Vec<f64>,
+    pub personal: Vec<f64>,
+    pub mode_label: Vec<u32>,
+    pub goal_label: Vec<u32>,
+    /// Where the agent walks this step (valid when `active`).
+    pub target: Vec<Vec2>,
+    pub active: Vec<bool>,
+    /// What the current mode seeks.
+    pub aim: Vec<Goal>,
+    /// The aim was reached (latched for fixed aims, re-checked for agents).
+    pub arrived: Vec<bool>,
+    /// Walking to the population's exit: the behaviour no longer applies.
+    pub leaving: Vec<bool>,
+    /// Nothing but an arrival can change the agent's decision (it is leaving,
+    /// or in the only mode its behaviour can be in), so `decide` skips it.
+    pub settled: Vec<bool>,
+    /// Appeared this step and already decided at its creation time: the next
+    /// pass moves it without deciding again.
+    pub fresh: Vec<bool>,
+    pub mind: Vec<Mind>,
+}
+
+/// The attributes of a new agent.
+pub(crate) struct Newborn {
+    pub id: u32,
+    pub group: u32,
+    pub pos: Vec2,
+    pub speed: f64,
+    pub radius: f64,
+    pub personal: f64,
+    pub mind: Mind,
+}
+
+impl Agents {
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+
+    pub fn push(&mut self, a: Newborn) {
+        debug_assert!(self.id.last().map_or(true, |&last| last < a.id));
+        self.id.push(a.id);
+        self.population.push(a.mind.member.population.0);
+        self.group.push(a.group);
+        self.pos.push(a.pos);
+        self.vel.push(Vec2::ZERO);
+        self.ori.push(Vec2::X);
+        self.speed.push(a.speed);
+        self.radius.push(a.radius);
+        self.personal.push(a.personal);
+        self.mode_label.push(NONE);
+        self.goal_label.push(NONE);
+        self.target.push(a.pos);
+        self.active.push(false);
+        self.aim.push(Goal::None);
+        self.arrived.push(false);
+        self.leaving.push(false);
+        self.settled.push(false);
+        self.fresh.push(true);
+        self.mind.push(a.mind);
+    }
+
+    /// Keeps the agents whose `keep` entry is true, in order.
+    pub fn retain(&mut self, keep: &[bool]) {
+        fn by<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        by(&mut self.id, keep);
+        by(&mut self.population, keep);
+        by(&mut self.group, keep);
+        by(&mut self.pos, keep);
+        by(&mut self.vel, keep);
+        by(&mut self.ori, keep);
+        by(&mut self.speed, keep);
+        by(&mut self.radius, keep);
+        by(&mut self.personal, keep);
+        by(&mut self.mode_label, keep);
+        by(&mut self.goal_label, keep);
+        by(&mut self.target, keep);
+        by(&mut self.active, keep);
+        by(&mut self.aim, keep);
+        by(&mut self.arrived, keep);
+        by(&mut self.leaving, keep);
+        by(&mut self.settled, keep);
+        by(&mut self.fresh, keep);
+        by(&mut self.mind, keep);
+    }
+}

@@ -1,0 +1,520 @@
+//! Phase 3, decide: arrival, behaviour rules and state machines, dwell times
+//! and goal picks.
+//!
+//! Invariants:
+//! - what only reads the snapshot (has an agent arrived, which rule applies)
+//!   is computed in parallel, one result per agent, from the previous step's
+//!   state; everything that changes state (entering a mode, drawing a dwell
+//!   time, picking an object with limited capacity) is applied sequentially
+//!   in id order, so capacity contention is settled by id;
+//! - a mode is entered at most once per state per step: a chain of immediate
+//!   transitions stops after visiting as many states as the behaviour has.
+//!
+//! Arrival: an agent has arrived when it is within `motion.arrival_radius` of
+//! its aim point. So that a crowd seeking one point does not jostle forever
+//! (distance enforcement keeps them `t_min` apart), an agent also arrives when
+//! it touches (is closer than `t_min` to) an agent that has already arrived at
+//! the same aim, within [`CHAIN_REACH`] of the aim point; and when it is pressed
+//! against something (its last step was shorter than [`BLOCKED_FRACTION`] of
+//! its step length) within [`BLOCKED_REACH`] of the aim point: an object
+//! standing against a wall cannot be reached closer. A region's aim point is
+//! inside it; an agent arrives in a region once inside it and then by the
+//! same three rules (anywhere inside), so a region fills from its aim point
+//! outwards instead of jamming at its edge; a door (a segment) is reached
+//! within `arrival_radius`. Following another agent, arrival means being
+//! within `t_min + arrival_radius` of it (they cannot get closer).
+
+use super::agents::Goal;
+use super::rng::{stream, Entity, Purpose};
+use super::sample::sample;
+use super::{unit, SimError, Simulation};
+use crate::ir::{Action, BehaviourBody, Condition, Program, ResourceId, Shape, Subject, Target, Trigger, Vec2};
+use crate::math;
+use crate::trace::NONE;
+use crate::world::walkable::reached;
+
+/// How far from its aim point an agent may be and still arrive by touching
+/// an arrived agent with the same aim, m.
+pub const CHAIN_REACH: f64 = 2.0;
+/// How far from its aim point a blocked agent may be and still arrive, m.
+pub const BLOCKED_REACH: f64 = 1.0;
+/// A walking agent whose last step was shorter than this fraction of its step length is blocked.
+pub const BLOCKED_FRACTION: f64 = 0.1;
+/// Slack on time comparisons, s.
+const TIME_EPS: f64 = 1e-9;
+
+/// What the read-only part of deciding found for one agent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Decision {
+    pub arrived: bool,
+    /// The rule that applies (rule-based behaviours), else `NONE`.
+    pub fired: u32,
+    /// The decision may change: apply it sequentially.
+    pub todo: bool,
+}
+
+/// The subjects whose first agent can be walked to, in a fixed order.
+pub(super) fn anchor_subjects(program: &Program) -> Vec<Subject> {
+    let mut out: Vec<Subject> = Vec::new();
+    let mut add = |s: Subject| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for p in &program.populations {
+        if let Some(crate::ir::Goal::Agent(q)) = p.goal {
+            add(Subject::Population(q));
+        }
+    }
+    for b in &program.behaviours {
+        for a in actions_of(&b.body) {
+            match a {
+                Action::Seek { target: Target::Subject(s), .. } | Action::Pursue { target: s, .. } => add(*s),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Every fixed goal point of the scenario, in order of appearance, without repeats.
+pub(super) fn goal_points(program: &Program) -> Vec<Vec2> {
+    let mut out: Vec<Vec2> = Vec::new();
+    let mut add = |p: Vec2| {
+        if !out.iter().any(|q| q.x.to_bits() == p.x.to_bits() && q.y.to_bits() == p.y.to_bits()) {
+            out.push(p);
+        }
+    };
+    for p in &program.populations {
+        if let Some(crate::ir::Goal::Point(q)) = p.goal {
+            add(q);
+        }
+    }
+    for b in &program.behaviours {
+        for a in actions_of(&b.body) {
+            if let Action::Seek { target: Target::Point(q), .. } = a {
+                add(*q);
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn subject_label(program: &Program, s: Subject) -> String {
+    match s {
+        Subject::Everyone => "everyone".into(),
+        Subject::Population(p) => program.populations[p.index()].name.clone(),
+        Subject::Group(g) => program.groups[g.index()].name.clone(),
+    }
+}
+
+pub(super) fn actions_of(body: &BehaviourBody) -> impl Iterator<Item = &Action> {
+    let (rules, states) = match body {
+        BehaviourBody::Rules(r) => (&r[..], &[][..]),
+        BehaviourBody::States(s) => (&[][..], &s[..]),
+    };
+    rules.iter().flat_map(|r| r.actions.iter()).chain(states.iter().flat_map(|s| s.actions.iter()))
+}
+
+/// The actions of mode `mode` of a behaviour (none for `NONE`).
+fn mode_actions(body: &BehaviourBody, mode: u32) -> &[Action] {
+    if mode == NONE {
+        return &[];
+    }
+    match body {
+        BehaviourBody::Rules(r) => &r[mode as usize].actions,
+        BehaviourBody::States(s) => &s[mode as usize].actions,
+    }
+}
+
+impl<'p> Simulation<'p> {
+    pub(super) fn anchor_index(&self, s: Subject) -> u32 {
+        self.anchors.iter().position(|a| *a == s).map_or(NONE, |i| i as u32)
+    }
+
+    fn matches(&self, s: Subject, population: u32) -> bool {
+        match s {
+            Subject::Everyone => true,
+            Subject::Population(p) => p.0 == population,
+            Subject::Group(g) => self.group_members[g.index()][population as usize],
+        }
+    }
+
+    /// Phase 3 for agent `i` at time `t`, read-only: has it arrived, which
+    /// rule applies, and does its decision need the sequential apply. `vel`,
+    /// `heading` and `walking` are the agent's own velocity, heading and plan
+    /// from the last step.
+    pub(super) fn decide_one(&self, i: usize, t: f64, vel: Vec2, heading: Vec2, walking: bool) -> Decision {
+        let was = self.agents.arrived[i];
+        if self.agents.fresh[i] {
+            // Decided when it appeared, at this same time.
+            return Decision { arrived: was, fired: NONE, todo: false };
+        }
+        let arrived = self.arrived_now(i, t, vel, walking);
+        let fired = self.fired_rule(i, t, heading);
+        Decision { arrived, fired, todo: arrived != was || !self.agents.settled[i] }
+    }
+
+    /// Phase 3 for the agents that appeared at time `t` (all of them at the
+    /// start), in id order; they face where they will walk.
+    pub(super) fn decide_new(&mut self, t: f64) -> Result<(), SimError> {
+        for i in 0..self.agents.len() {
+            if !self.agents.fresh[i] {
+                continue;
+            }
+            let arrived = self.arrived_now(i, t, self.agents.vel[i], self.agents.active[i]);
+            let fired = self.fired_rule(i, t, self.agents.ori[i]);
+            self.apply_decision(i, arrived, fired, t)?;
+            let plan = self.plan(i);
+            self.agents.target[i] = plan.target;
+            self.agents.active[i] = plan.active;
+            if let (true, Some(d)) = (plan.active, unit(plan.target - self.agents.pos[i])) {
+                self.agents.ori[i] = d;
+            }
+        }
+        Ok(())
+    }
+
+    /// Recomputes whether nothing but an arrival can change agent `i`'s
+    /// decision: it is leaving, or sits in the one mode its behaviour can be in.
+    fn refresh_settled(&mut self, i: usize) {
+        let m = &self.agents.mind[i];
+        let b = self.program.populations[m.member.population.index()].behaviour.index();
+        self.agents.settled[i] = self.agents.leaving[i] || (self.fixed_mode[b] == Some(m.mode) && !self.picks_goals[b]);
+    }
+
+    /// Recomputes the goal column of agent `i`: what it seeks, else its own goal.
+    pub(super) fn refresh_goal_label(&mut self, i: usize) {
+        let aim = self.agents.aim[i];
+        self.agents.goal_label[i] = self.goal_label(if aim == Goal::None { self.agents.mind[i].goal } else { aim });
+    }
+
+    /// Whether agent `i` is at what it seeks (read-only).
+    fn arrived_now(&self, i: usize, t: f64, vel: Vec2, walking: bool) -> bool {
+        if self.agents.leaving[i] {
+            return false;
+        }
+        let p = self.agents.pos[i];
+        let aim = self.agents.aim[i];
+        if let Goal::Anchor(_) = aim {
+            let reach = self.t_min + self.arrival;
+            return self.aim_point(i, aim).is_some_and(|q| p.distance_squared(q) <= reach * reach);
+        }
+        if aim == Goal::None {
+            return false;
+        }
+        if self.agents.arrived[i] {
+            return true;
+        }
+        let Some(q) = self.aim_point(i, aim) else { return false };
+        // Squared distances: no square root for the many agents far from their aim.
+        let d2 = p.distance_squared(q);
+        if let Goal::Region(r) = aim {
+            let shape = &self.program.world.regions[r.index()].shape;
+            if !reached(shape, p, self.arrival) {
+                return false;
+            }
+            // A door has no inside to walk into.
+            if matches!(shape, Shape::Segment { .. }) {
+                return true;
+            }
+        }
+        if d2 <= self.arrival * self.arrival {
+            return true;
+        }
+        let blocked = self.arrival + BLOCKED_REACH;
+        let near_enough = matches!(aim, Goal::Region(_)) || d2 <= blocked * blocked;
+        if near_enough && walking {
+            let moved = vel.length() * self.dt;
+            // A newborn has not tried to move yet.
+            let tried = self.agents.mind[i].born < t;
+            if tried && moved < BLOCKED_FRACTION * self.step_length(self.agents.speed[i]) {
+                return true;
+            }
+        }
+        let chain = self.arrival + CHAIN_REACH;
+        if !matches!(aim, Goal::Region(_)) && d2 > chain * chain {
+            return false;
+        }
+        let mut touching = false;
+        let t2 = self.t_min * self.t_min;
+        self.grid.for_each_candidate(p, self.t_min, |j| {
+            let j = j as usize;
+            if !touching && j != i {
+                touching =
+                    self.agents.arrived[j] && self.agents.aim[j] == aim && self.agents.pos[j].distance_squared(p) < t2;
+            }
+        });
+        touching
+    }
+
+    /// The rule that applies to agent `i` now, for rule-based behaviours (read-only).
+    fn fired_rule(&self, i: usize, t: f64, heading: Vec2) -> u32 {
+        let m = &self.agents.mind[i];
+        if self.agents.leaving[i] {
+            return NONE;
+        }
+        let b = self.program.populations[m.member.population.index()].behaviour;
+        if let Some(fixed) = self.fixed_mode[b.index()] {
+            return fixed;
+        }
+        match &self.program.behaviours[b.index()].body {
+            BehaviourBody::Rules(rules) => rules
+                .iter()
+                .position(|r| r.when.as_ref().map_or(true, |c| self.holds(i, c, t, heading)))
+                .map_or(NONE, |r| r as u32),
+            BehaviourBody::States(_) => NONE,
+        }
+    }
+
+    /// Whether a condition holds for agent `i` (read-only).
+    fn holds(&self, i: usize, c: &Condition, t: f64, heading: Vec2) -> bool {
+        match c {
+            Condition::TimeAfter(x) => t >= x - TIME_EPS,
+            Condition::Sees { who, radius, cone } => {
+                let p = self.agents.pos[i];
+                let min_cos = cone.map(|c| math::cos(c / 2.0));
+                let mut seen = false;
+                self.grid.for_each_candidate(p, *radius, |j| {
+                    let j = j as usize;
+                    if seen || j == i || !self.matches(*who, self.agents.population[j]) {
+                        return;
+                    }
+                    let d = self.agents.pos[j] - p;
+                    let len2 = d.length_squared();
+                    if len2 > radius * radius {
+                        return;
+                    }
+                    seen = match min_cos {
+                        None => true,
+                        Some(mc) => len2 == 0.0 || heading.dot(d) >= mc * len2.sqrt(),
+                    };
+                });
+                seen
+            }
+        }
+    }
+
+    pub(super) fn apply_decision(&mut self, i: usize, arrived: bool, fired: u32, t: f64) -> Result<(), SimError> {
+        let program: &'p Program = self.program;
+        if arrived && !self.agents.arrived[i] {
+            let log = &mut self.log[self.agents.id[i] as usize];
+            log.arrived.get_or_insert(t);
+        }
+        self.agents.arrived[i] = arrived;
+        if self.agents.leaving[i] {
+            return Ok(());
+        }
+        let m = &self.agents.mind[i];
+        let pop = &program.populations[m.member.population.index()];
+        let b = pop.behaviour.index();
+        if self.fixed_mode[b] == Some(m.mode) && !self.picks_goals[b] {
+            // Nothing else can change: the mode was entered and checked before.
+            return Ok(());
+        }
+        let body = &program.behaviours[b].body;
+        match body {
+            BehaviourBody::Rules(_) => {
+                if fired != m.mode {
+                    self.enter(i, fired, t)?;
+                }
+            }
+            BehaviourBody::States(states) => {
+                if m.mode == NONE {
+                    self.enter(i, 0, t)?;
+                }
+                for _ in 0..states.len() {
+                    let state = &states[self.agents.mind[i].mode as usize];
+                    let next = state.transitions.iter().find(|tr| self.triggered(i, &tr.trigger, &state.actions, t));
+                    match next {
+                        Some(tr) => self.enter(i, tr.to, t)?,
+                        None => break,
+                    }
+                }
+            }
+        }
+        let m = &self.agents.mind[i];
+        let actions = mode_actions(body, m.mode);
+        let pick_pending = !m.picked && actions.iter().any(|a| matches!(a, Action::PickGoal));
+        if pick_pending && self.try_pick(i, &pop.wants)? {
+            self.agents.mind[i].picked = true;
+        }
+        let m = &self.agents.mind[i];
+        if m.aim_is_own_goal && m.goal == Goal::None && !pick_pending {
+            return Err(SimError::NoGoal {
+                agent: self.agents.id[i],
+                population: pop.name.clone(),
+                step: self.step,
+                t,
+            });
+        }
+        Ok(())
+    }
+
+    fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64) -> bool {
+        let m = &self.agents.mind[i];
+        let arrived = self.agents.arrived[i];
+        match trigger {
+            Trigger::Arrival => arrived,
+            Trigger::Done => actions.iter().all(|a| match a {
+                Action::Seek { .. } | Action::Pursue { .. } => arrived,
+                Action::Dwell(_) => m.dwell_end.is_some_and(|e| t >= e - TIME_EPS),
+                Action::PickGoal => m.picked,
+                _ => false,
+            }),
+            Trigger::After(d) => t - m.since >= d - TIME_EPS,
+            Trigger::Condition(c) => self.holds(i, c, t, self.agents.ori[i]),
+        }
+    }
+
+    /// Enters mode `mode` (a state or rule index, or `NONE`: idle).
+    fn enter(&mut self, i: usize, mode: u32, t: f64) -> Result<(), SimError> {
+        let program: &'p Program = self.program;
+        let m = &mut self.agents.mind[i];
+        let pop = &program.populations[m.member.population.index()];
+        let b = pop.behaviour.index();
+        m.mode = mode;
+        m.since = t;
+        m.picked = false;
+        m.dwell_end = None;
+        m.aim_is_own_goal = false;
+        self.agents.arrived[i] = false;
+        self.agents.aim[i] = Goal::None;
+        self.agents.mode_label[i] = if mode == NONE { self.idle_label } else { self.mode_offset[b] + mode };
+        for action in mode_actions(&program.behaviours[b].body, mode) {
+            match action {
+                Action::Seek { target, .. } => self.aim_at(i, target)?,
+                Action::Pursue { target, .. } => {
+                    self.agents.aim[i] = Goal::Anchor(self.anchor_index(*target));
+                }
+                Action::Dwell(d) => {
+                    let m = &mut self.agents.mind[i];
+                    let e = Entity { population: self.pop_keys[m.member.population.index()], index: m.member.index };
+                    let mut rng = stream(self.seed, Purpose::Dwell, e, u64::from(m.dwell_draws));
+                    m.dwell_draws += 1;
+                    m.dwell_end = Some(t + sample(d.as_ref().unwrap_or(&pop.dwell), &mut rng));
+                }
+                Action::PickGoal => {
+                    let picked = self.try_pick(i, &pop.wants)?;
+                    self.agents.mind[i].picked = picked;
+                }
+                // Refused before the run by `models::unimplemented`.
+                _ => {}
+            }
+        }
+        if self.agents.aim[i] != Goal::None {
+            self.log[self.agents.id[i] as usize].sought = true;
+        }
+        self.refresh_settled(i);
+        self.refresh_goal_label(i);
+        Ok(())
+    }
+
+    fn aim_at(&mut self, i: usize, target: &Target) -> Result<(), SimError> {
+        let aim = match target {
+            Target::OwnGoal => {
+                self.agents.mind[i].aim_is_own_goal = true;
+                self.agents.mind[i].goal
+            }
+            Target::Point(p) => Goal::Point(*p),
+            Target::Region(r) => Goal::Region(*r),
+            Target::Resource(r) => {
+                let providers = self.providers(std::slice::from_ref(r));
+                if providers.is_empty() {
+                    return Err(self.nothing_provides(i, std::slice::from_ref(r)));
+                }
+                let m = &mut self.agents.mind[i];
+                let e = Entity { population: self.pop_keys[m.member.population.index()], index: m.member.index };
+                let k = stream(self.seed, Purpose::Target, e, u64::from(m.target_draws)).below(providers.len() as u32);
+                m.target_draws += 1;
+                Goal::Object(providers[k as usize])
+            }
+            Target::Subject(s) => Goal::Anchor(self.anchor_index(*s)),
+        };
+        self.agents.aim[i] = aim;
+        Ok(())
+    }
+
+    /// Objects providing any of `wants` (any object at all when `wants` is empty), in order.
+    fn providers(&self, wants: &[ResourceId]) -> Vec<crate::ir::ObjectId> {
+        self.program
+            .objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| wants.is_empty() || o.provides.iter().any(|r| wants.contains(r)))
+            .map(|(k, _)| crate::ir::ObjectId(k as u32))
+            .collect()
+    }
+
+    fn nothing_provides(&self, i: usize, wants: &[ResourceId]) -> SimError {
+        let names: Vec<&str> = wants.iter().map(|r| self.program.resources[r.index()].as_str()).collect();
+        SimError::NothingProvides {
+            agent: self.agents.id[i],
+            population: self.program.populations[self.agents.population[i] as usize].name.clone(),
+            wants: if names.is_empty() { "anything".into() } else { names.join(" or ") },
+        }
+    }
+
+    /// Changes agent `i`'s own goal, keeping object occupancy counts.
+    pub(super) fn set_goal(&mut self, i: usize, g: Goal) {
+        let m = &mut self.agents.mind[i];
+        if let Goal::Object(o) = m.goal {
+            self.occupancy[o.index()] -= 1;
+        }
+        if let Goal::Object(o) = g {
+            self.occupancy[o.index()] += 1;
+        }
+        m.goal = g;
+        if m.aim_is_own_goal {
+            self.agents.aim[i] = g;
+            self.agents.arrived[i] = false;
+        }
+        if g != Goal::None {
+            self.log[self.agents.id[i] as usize].sought |= m.aim_is_own_goal;
+        }
+        self.refresh_goal_label(i);
+    }
+
+    /// Picks a goal for agent `i` among the objects providing `wants` (Hocevar
+    /// et al.: goals at random among what the environment provides). The
+    /// members of a group share their picks: the first member to pick draws for
+    /// the group, the others adopt the group's latest pick. An object with a
+    /// capacity is only picked while it has room for the whole group. Returns
+    /// whether a goal was set (`false`: every candidate is full, try again later).
+    pub(super) fn try_pick(&mut self, i: usize, wants: &[ResourceId]) -> Result<bool, SimError> {
+        let team_ix = self.agents.mind[i].member.team as usize;
+        let (picks, pick, size, population, first) = {
+            let t = &self.teams[team_ix];
+            (t.picks, t.pick, t.size, t.population, t.first)
+        };
+        if self.agents.mind[i].picks < picks {
+            self.agents.mind[i].picks = picks;
+            self.set_goal(i, pick);
+            return Ok(true);
+        }
+        let mut candidates = self.providers(wants);
+        if candidates.is_empty() {
+            return Err(self.nothing_provides(i, wants));
+        }
+        if let Goal::Object(current) = self.agents.mind[i].goal {
+            if candidates.len() > 1 {
+                candidates.retain(|&o| o != current);
+            }
+        }
+        candidates.retain(|o| {
+            self.program.objects[o.index()].capacity.map_or(true, |c| self.occupancy[o.index()] + size <= c)
+        });
+        if candidates.is_empty() {
+            return Ok(false);
+        }
+        let e = self.entity(population, first);
+        let k = stream(self.seed, Purpose::PickGoal, e, u64::from(picks)).below(candidates.len() as u32);
+        let g = Goal::Object(candidates[k as usize]);
+        let team = &mut self.teams[team_ix];
+        team.picks += 1;
+        team.pick = g;
+        self.agents.mind[i].picks = team.picks;
+        self.set_goal(i, g);
+        Ok(true)
+    }
+}

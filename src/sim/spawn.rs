@@ -1,0 +1,374 @@
+//! Phase 1, spawn/despawn: population schedules create agents and remove
+//! those whose time is up or who reached their exit.
+//!
+//! Invariants:
+//! - runs sequentially, populations in declaration order (populations that
+//!   follow a leader last, so the leader exists), agents in index order, so
+//!   ids are handed out in a fixed order;
+//! - agent `k` of a population draws its body, speed and spawn point from
+//!   streams keyed by (the population's name, `k`) (speed by its group's
+//!   first member), so adding or reordering other populations never changes
+//!   them (except where their bodies take the room: a new body keeps apart
+//!   from those already placed when it can);
+//! - procedural groups are spawned whole: a group's members appear in the same
+//!   step, around its first member.
+
+use super::agents::{Goal, Membership, Mind, Newborn};
+use super::rng::{stream, Purpose, Stream};
+use super::sample::{choose, sample};
+use super::{SimError, Simulation, Team};
+use crate::ir::{self, Leave, Place, PopulationId, Schedule, Vec2};
+use crate::math;
+use crate::trace::NONE;
+use crate::world::grid::Buckets;
+use crate::world::walkable::{accepts, candidate_point, reached};
+
+use super::AgentLog;
+
+/// Spawn-point candidates tried before the run is stopped.
+const SPAWN_ATTEMPTS: u32 = 10_000;
+/// The first candidates must keep clear of obstacles and of the agents
+/// already there (by `max(t_min, r_i + r_j)`)...
+const APART_ATTEMPTS: u32 = 1_000;
+/// ...the next ones of obstacles only (a crowded area fills up, and distance
+/// enforcement separates the bodies); later ones may be nudged out of
+/// obstacles (a gate on the world's edge has no clear point of its own).
+const STRICT_ATTEMPTS: u32 = 2_000;
+/// A group's members appear within this distance of its first member, m.
+const GROUP_SPREAD: f64 = 1.0;
+/// Attempts to place a member near its group (the first half apart from
+/// other agents) before falling back to the population's place.
+const NEAR_ATTEMPTS: u32 = 200;
+/// Slack on time comparisons, s.
+const TIME_EPS: f64 = 1e-9;
+
+impl Simulation<'_> {
+    /// Draws every population's procedural group sizes, once, from the
+    /// population's own stream.
+    pub(super) fn plan_teams(&mut self) {
+        for (p, pop) in self.program.populations.iter().enumerate() {
+            let count = pop.max_count();
+            let mut firsts = Vec::new();
+            let solo = self.pops[p].explicit_group != NONE || pop.group_sizes.iter().all(|(s, _)| *s <= 1);
+            if solo {
+                firsts.extend(0..count);
+            } else {
+                let mut rng = stream(self.seed, Purpose::GroupSizes, self.entity(p as u32, 0), 0);
+                let mut k = 0;
+                while k < count {
+                    firsts.push(k);
+                    let size = pop.group_sizes[choose(pop.group_sizes.iter().map(|(_, w)| *w), &mut rng)].0;
+                    k = k.saturating_add(size.max(1));
+                }
+            }
+            self.pops[p].teams = firsts;
+        }
+    }
+
+    /// How many agents of `pop` exist by time `t` (created so far, not alive).
+    fn scheduled(pop: &ir::Population, t: f64) -> u32 {
+        match pop.schedule {
+            Schedule::Fixed { count } => count,
+            Schedule::Peak { count, at } => {
+                if at <= 0.0 || t >= at {
+                    count
+                } else {
+                    // Hocevar et al.: agents are created linearly from the first frame to the peak.
+                    ((f64::from(count) * t / at + TIME_EPS).floor() as u32).min(count)
+                }
+            }
+        }
+    }
+
+    /// Phase 1: removals, then the start of leaving, then creations.
+    pub(super) fn spawn_despawn(&mut self, t: f64) -> Result<(), SimError> {
+        let program = self.program;
+        if program.populations.iter().any(|p| p.leave != Leave::Never) {
+            self.despawn(t);
+            for (p, pop) in program.populations.iter().enumerate() {
+                if let Leave::Via { region, from } = pop.leave {
+                    if !self.pops[p].leaving && t >= from - TIME_EPS {
+                        self.pops[p].leaving = true;
+                        for i in 0..self.agents.len() {
+                            if self.agents.population[i] == p as u32 {
+                                self.start_leaving(i, region);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let due = |s: &Self, p: usize| {
+            s.pops[p].created < Self::scheduled(&program.populations[p], t)
+                && s.pops[p].next_team < s.pops[p].teams.len()
+        };
+        if !(0..program.populations.len()).any(|p| due(self, p)) {
+            return Ok(());
+        }
+        // The bodies already there, so that new ones appear apart from them.
+        let mut placed =
+            Buckets::new(program.world.bounds, self.spawn_gap(self.max_radius), (self.agents.len() as u64 + 1024) * 4);
+        for i in 0..self.agents.len() {
+            placed.insert(self.agents.pos[i], self.agents.radius[i]);
+        }
+        let order = std::mem::take(&mut self.spawn_order);
+        let result = order.iter().try_for_each(|&p| {
+            while due(self, p) {
+                self.spawn_team(p, t, &mut placed)?;
+            }
+            Ok(())
+        });
+        self.spawn_order = order;
+        result
+    }
+
+    fn despawn(&mut self, t: f64) {
+        let n = self.agents.len();
+        let mut keep = std::mem::take(&mut self.scratch.keep);
+        keep.clear();
+        keep.resize(n, true);
+        let mut any = false;
+        for (i, k) in keep.iter_mut().enumerate() {
+            let m = &self.agents.mind[i];
+            let pop = &self.program.populations[m.member.population.index()];
+            let gone = match pop.leave {
+                Leave::Never => false,
+                Leave::After(d) => t - m.born >= d - TIME_EPS,
+                Leave::Via { region, .. } => {
+                    self.agents.leaving[i] && {
+                        let p = self.agents.pos[i];
+                        reached(&self.program.world.regions[region.index()].shape, p, self.arrival)
+                            || p.distance(self.region_aims[region.index()]) <= self.arrival
+                    }
+                }
+            };
+            if gone {
+                *k = false;
+                any = true;
+                let id = self.agents.id[i] as usize;
+                let log = &mut self.log[id];
+                log.removed = Some(t);
+                if self.agents.leaving[i] && log.arrived.is_none() {
+                    log.arrived = Some(t);
+                }
+                if let Goal::Object(o) = m.goal {
+                    self.occupancy[o.index()] -= 1;
+                }
+            }
+        }
+        if any {
+            self.agents.retain(&keep);
+            self.scratch.keys_valid = false;
+        }
+        self.scratch.keep = keep;
+    }
+
+    fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
+        self.agents.mind[i].aim_is_own_goal = false;
+        self.agents.leaving[i] = true;
+        self.agents.settled[i] = true;
+        self.agents.aim[i] = Goal::Region(region);
+        self.agents.arrived[i] = false;
+        self.log[self.agents.id[i] as usize].sought = true;
+        self.agents.mode_label[i] = self.leaving_label;
+        self.refresh_goal_label(i);
+    }
+
+    /// The distance a new body of radius `r` keeps from the others when it can.
+    fn spawn_gap(&self, r: f64) -> f64 {
+        self.t_min.max(2.0 * r)
+    }
+
+    fn spawn_team(&mut self, p: usize, t: f64, placed: &mut Buckets) -> Result<(), SimError> {
+        let pop = &self.pops[p];
+        let j = pop.next_team;
+        let first = pop.teams[j];
+        let count = self.program.populations[p].max_count();
+        let end = pop.teams.get(j + 1).copied().unwrap_or(count).min(count);
+        let size = end - first;
+        let number = if pop.explicit_group != NONE {
+            pop.explicit_group
+        } else if size >= 2 {
+            self.next_group_number += 1;
+            self.next_group_number - 1
+        } else {
+            NONE
+        };
+        let team = self.teams.len() as u32;
+        self.teams.push(Team {
+            population: p as u32,
+            first,
+            size,
+            number,
+            picks: 0,
+            pick: Goal::None,
+            spawned_at: Vec2::ZERO,
+        });
+        for k in first..end {
+            self.spawn_agent(p, k, team, t, placed)?;
+        }
+        self.pops[p].created = end;
+        self.pops[p].next_team += 1;
+        Ok(())
+    }
+
+    fn spawn_agent(&mut self, p: usize, k: u32, team: u32, t: f64, placed: &mut Buckets) -> Result<(), SimError> {
+        let program = self.program;
+        let pop = &program.populations[p];
+        let e = self.entity(p as u32, k);
+        let mut body = stream(self.seed, Purpose::Body, e, 0);
+        let radius = sample(&pop.radius, &mut body);
+        let personal = sample(&pop.personal_space, &mut body);
+        let first = self.teams[team as usize].first;
+        let speed = sample(&pop.speed, &mut stream(self.seed, Purpose::Speed, self.entity(p as u32, first), 0));
+        for (what, value) in [("speed", speed), ("radius", radius), ("personal space", personal)] {
+            if !value.is_finite() {
+                return Err(SimError::NonFinite {
+                    agent: self.next_id,
+                    population: pop.name.clone(),
+                    step: self.step,
+                    t,
+                    phase: "spawn",
+                    what,
+                });
+            }
+        }
+
+        let mut rng = stream(self.seed, Purpose::Spawn, e, 0);
+        let leader_at = self.pops[p].follows.and_then(|(leader, within)| {
+            let slot = self.agents.population.iter().position(|&q| q == leader)?;
+            Some((self.agents.pos[slot], within))
+        });
+        let near = match leader_at {
+            Some((at, within)) => self.near_point(at, within, radius, &mut rng, placed),
+            None if k != first => {
+                self.near_point(self.teams[team as usize].spawned_at, GROUP_SPREAD, radius, &mut rng, placed)
+            }
+            None => None,
+        };
+        let pos = match near {
+            Some(q) => q,
+            None => self.place(pop, radius, &mut rng, placed)?,
+        };
+        placed.insert(pos, radius);
+        if k == first {
+            self.teams[team as usize].spawned_at = pos;
+        }
+
+        let id = self.next_id;
+        self.next_id += 1;
+        self.scratch.keys_valid = false;
+        let leaving = self.pops[p].leaving;
+        self.agents.push(Newborn {
+            id,
+            group: self.teams[team as usize].number,
+            pos,
+            speed,
+            radius,
+            personal,
+            mind: Mind {
+                member: Membership { population: PopulationId(p as u32), index: k, team },
+                born: t,
+                mode: NONE,
+                since: t,
+                dwell_end: None,
+                goal: Goal::None,
+                aim_is_own_goal: false,
+                picked: false,
+                dwell_draws: 0,
+                target_draws: 0,
+                picks: 0,
+            },
+        });
+        self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });
+        let i = self.agents.len() - 1;
+        self.agents.mode_label[i] = self.idle_label;
+        let goal = match &pop.goal {
+            None => None,
+            Some(ir::Goal::Point(q)) => Some(Goal::Point(*q)),
+            Some(ir::Goal::Region(r)) => Some(Goal::Region(*r)),
+            Some(ir::Goal::Object(o)) => Some(Goal::Object(*o)),
+            Some(ir::Goal::Agent(q)) => Some(Goal::Anchor(self.anchor_index(ir::Subject::Population(*q)))),
+            Some(ir::Goal::Resource(r)) => {
+                // A goal among the objects providing it, picked like `pick goal`.
+                self.try_pick(i, std::slice::from_ref(r))?;
+                None
+            }
+        };
+        if let Some(g) = goal {
+            self.set_goal(i, g);
+        }
+        if leaving {
+            if let Leave::Via { region, .. } = pop.leave {
+                self.start_leaving(i, region);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a body of radius `r` at `q` keeps its distance from those placed.
+    fn apart(&self, q: Vec2, r: f64, placed: &Buckets) -> bool {
+        !placed.any_closer(q, self.spawn_gap(self.max_radius.max(r)), |rq| self.t_min.max(r + rq))
+    }
+
+    /// A clear point within `within` of `center`, uniformly over the disc.
+    fn near_point(&self, center: Vec2, within: f64, radius: f64, rng: &mut Stream, placed: &Buckets) -> Option<Vec2> {
+        (0..NEAR_ATTEMPTS).find_map(|attempt| {
+            let r = within * rng.unit().sqrt();
+            let a = std::f64::consts::TAU * rng.unit();
+            let q = center + Vec2::new(math::cos(a), math::sin(a)) * r;
+            let ok = self.walk.is_clear(q, radius) && (attempt >= NEAR_ATTEMPTS / 2 || self.apart(q, radius, placed));
+            ok.then_some(q)
+        })
+    }
+
+    /// A clear point of the population's spawn place.
+    fn place(&self, pop: &ir::Population, radius: f64, rng: &mut Stream, placed: &Buckets) -> Result<Vec2, SimError> {
+        match &pop.spawn {
+            Place::Point(q) => {
+                let q = if self.walk.is_clear(*q, radius) { *q } else { self.walk.project(*q, *q, radius) };
+                if self.walk.is_clear(q, radius) {
+                    Ok(q)
+                } else {
+                    Err(SimError::Spawn {
+                        population: pop.name.clone(),
+                        place: format!("the point ({}, {})", q.x, q.y),
+                        attempts: 1,
+                    })
+                }
+            }
+            Place::Around { leader, within } => Err(SimError::Spawn {
+                population: pop.name.clone(),
+                place: format!(
+                    "{} m around population {}, which has no agent yet or no clear point near it",
+                    within,
+                    self.program.populations[leader.index()].name
+                ),
+                attempts: NEAR_ATTEMPTS,
+            }),
+            Place::Region(r) => {
+                let region = &self.program.world.regions[r.index()];
+                for attempt in 0..SPAWN_ATTEMPTS {
+                    let q = candidate_point(&region.shape, rng.unit(), rng.unit());
+                    if !accepts(&region.shape, q) {
+                        continue;
+                    }
+                    if self.walk.is_clear(q, radius) && (attempt >= APART_ATTEMPTS || self.apart(q, radius, placed)) {
+                        return Ok(q);
+                    }
+                    if attempt >= STRICT_ATTEMPTS {
+                        let nudged = self.walk.project(q, q, radius);
+                        if nudged.distance(q) <= 2.0 * radius && self.walk.is_clear(nudged, radius) {
+                            return Ok(nudged);
+                        }
+                    }
+                }
+                Err(SimError::Spawn {
+                    population: pop.name.clone(),
+                    place: format!("region {}", region.name),
+                    attempts: SPAWN_ATTEMPTS,
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! One recorded frame as the executor hands it over: borrowed columns, in id order.
+//!
+//! Invariants: every slice has the same length; `id` is strictly increasing;
+//! every float is finite (the executor checks before it records); label
+//! indices are below the lengths of the matching [`Labels`] tables or [`NONE`].
+
+use std::io;
+
+use crate::ir::Vec2;
+
+/// "No value" in an index column (no group, no goal).
+pub const NONE: u32 = u32::MAX;
+
+/// Display names behind the index columns of a frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Labels {
+    /// By population index.
+    pub populations: Vec<String>,
+    /// Behaviour modes (states or rules) plus the executor's own modes.
+    pub modes: Vec<String>,
+    /// Goal descriptions.
+    pub goals: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct FrameView<'a> {
+    /// Recorded-frame counter, from 0.
+    pub frame: u64,
+    /// Simulated time, s.
+    pub t: f64,
+    pub id: &'a [u32],
+    /// Position, m.
+    pub pos: &'a [Vec2],
+    /// Velocity over the last step, m/s.
+    pub vel: &'a [Vec2],
+    /// Orientation, a unit vector.
+    pub ori: &'a [Vec2],
+    /// Index into [`Labels::populations`].
+    pub population: &'a [u32],
+    /// Group number, or [`NONE`] for an agent on its own.
+    pub group: &'a [u32],
+    /// Index into [`Labels::modes`].
+    pub mode: &'a [u32],
+    /// Index into [`Labels::goals`], or [`NONE`].
+    pub goal: &'a [u32],
+    /// Body radius, m.
+    pub radius: &'a [f64],
+}
+
+impl FrameView<'_> {
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+}
+
+/// Receives each recorded frame in order.
+pub trait Recorder {
+    fn record(&mut self, frame: &FrameView<'_>) -> io::Result<()>;
+}
+
+/// Records nothing (a run whose trace is not wanted).
+pub struct Discard;
+
+impl Recorder for Discard {
+    fn record(&mut self, _: &FrameView<'_>) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Feeds two recorders, the first first.
+pub struct Both<'a, A: ?Sized, B: ?Sized>(pub &'a mut A, pub &'a mut B);
+
+impl<A: Recorder + ?Sized, B: Recorder + ?Sized> Recorder for Both<'_, A, B> {
+    fn record(&mut self, frame: &FrameView<'_>) -> io::Result<()> {
+        self.0.record(frame)?;
+        self.1.record(frame)
+    }
+}

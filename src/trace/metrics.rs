@@ -1,0 +1,498 @@
+//! Metrics over recorded frames, and the evaluation of a scenario's
+//! expectations with them.
+//!
+//! Invariants: every metric is a pure function of recorded data (positions,
+//! velocities, populations) and the scenario's geometry; neighbour searches go
+//! through the spatial grid, never over all pairs; ties are broken by row order.
+//! An expectation whose metric is not implemented yet fails as
+//! "not implemented": it never passes by default.
+
+use std::fmt;
+
+use crate::ir::{AreaRef, ExpectationKind, Mask, MaskKind, Program, Rect, Shape, Subject, Vec2};
+use crate::math;
+use crate::sim::AgentLog;
+use crate::world::geometry::contains;
+use crate::world::grid::Grid;
+
+use super::read::{FrameSpan, Recorded};
+
+/// Speeds below this count as standing when telling flow directions apart, m/s.
+pub const MOVING: f64 = 0.1;
+/// Lane order: neighbours within this lateral distance share a lane, m.
+pub const LANE_HALF_WIDTH: f64 = 0.3;
+/// Lane order: and within this distance along the flow, m.
+pub const LANE_REACH: f64 = 3.0;
+
+/// Whether an agent of population `population` is one of `subject`.
+pub fn subject_matches(program: &Program, subject: Subject, population: u32) -> bool {
+    match subject {
+        Subject::Everyone => true,
+        Subject::Population(p) => p.0 == population,
+        Subject::Group(g) => {
+            let g = &program.groups[g.index()];
+            g.members.iter().any(|p| p.0 == population)
+                || g.leader.is_some_and(|p| p.0 == population)
+                || g.followers.as_ref().is_some_and(|f| f.population.0 == population)
+        }
+    }
+}
+
+fn bbox(points: &[Vec2]) -> Rect {
+    let mut r = Rect { min: Vec2::splat(f64::INFINITY), max: Vec2::splat(f64::NEG_INFINITY) };
+    for p in points {
+        r.min = r.min.min(*p);
+        r.max = r.max.max(*p);
+    }
+    r
+}
+
+/// The closest pair closer than `r`: `(distance, i, j)` with `i < j`; ties go
+/// to the first pair in row order.
+pub fn min_distance_within(points: &[Vec2], r: f64) -> Option<(f64, usize, usize)> {
+    if points.len() < 2 {
+        return None;
+    }
+    let mut grid = Grid::new(bbox(points), r, (points.len() as u64 * 4).max(64));
+    grid.rebuild(points);
+    let mut best: Option<(f64, usize, usize)> = None;
+    for (i, p) in points.iter().enumerate() {
+        grid.for_each_candidate(*p, r, |j| {
+            let j = j as usize;
+            if j <= i {
+                return;
+            }
+            let d = p.distance(points[j]);
+            if d < r && best.map_or(true, |(b, bi, bj)| d < b || (d == b && (i, j) < (bi, bj))) {
+                best = Some((d, i, j));
+            }
+        });
+    }
+    best
+}
+
+/// The closest pair of points, `(distance, i, j)`.
+pub fn min_distance(points: &[Vec2]) -> Option<(f64, usize, usize)> {
+    if points.len() < 2 {
+        return None;
+    }
+    let b = bbox(points);
+    let diag = b.min.distance(b.max);
+    let mut r = 1.0;
+    loop {
+        if let Some(found) = min_distance_within(points, r) {
+            return Some(found);
+        }
+        if r > diag {
+            // Every pair is within the diagonal: only coincident-free degenerate cases land here.
+            return min_distance_within(points, diag * 2.0 + 1.0);
+        }
+        r *= 4.0;
+    }
+}
+
+/// Mean speed over the velocities, m/s.
+pub fn mean_speed(vel: &[Vec2]) -> Option<f64> {
+    (!vel.is_empty()).then(|| vel.iter().map(|v| v.length()).sum::<f64>() / vel.len() as f64)
+}
+
+/// Lane order parameter (after Rex & Löwen 2007): the flow axis is x or y,
+/// whichever carries more of the speed; each moving agent with lane
+/// neighbours (moving agents within [`LANE_HALF_WIDTH`] across and
+/// [`LANE_REACH`] along the axis) scores `((same − opposite)/(same + opposite))²`;
+/// the parameter is the mean score. 1: perfect lanes; near 0: mixed.
+pub fn lane_order(pos: &[Vec2], vel: &[Vec2]) -> Option<f64> {
+    let moving: Vec<usize> = (0..pos.len()).filter(|&i| vel[i].length() > MOVING).collect();
+    if moving.len() < 2 {
+        return None;
+    }
+    let (sx, sy) = moving.iter().fold((0.0, 0.0), |(x, y), &i| (x + vel[i].x.abs(), y + vel[i].y.abs()));
+    let along_x = sx >= sy;
+    let axis = |v: Vec2| if along_x { (v.x, v.y) } else { (v.y, v.x) };
+    let pts: Vec<Vec2> = moving.iter().map(|&i| pos[i]).collect();
+    let mut grid = Grid::new(bbox(&pts), LANE_HALF_WIDTH, (pts.len() as u64 * 4).max(64));
+    grid.rebuild(&pts);
+    let (mut total, mut scored) = (0.0, 0u32);
+    for (a, &i) in moving.iter().enumerate() {
+        let dir = axis(vel[i]).0 > 0.0;
+        let (mut same, mut opposite) = (0u32, 0u32);
+        grid.for_each_candidate(pts[a], LANE_REACH, |b| {
+            let b = b as usize;
+            if b == a {
+                return;
+            }
+            let (along, across) = axis(pts[b] - pts[a]);
+            if along.abs() <= LANE_REACH && across.abs() <= LANE_HALF_WIDTH {
+                if (axis(vel[moving[b]]).0 > 0.0) == dir {
+                    same += 1;
+                } else {
+                    opposite += 1;
+                }
+            }
+        });
+        if same + opposite > 0 {
+            let f = (f64::from(same) - f64::from(opposite)) / f64::from(same + opposite);
+            total += f * f;
+            scored += 1;
+        }
+    }
+    (scored > 0).then(|| total / f64::from(scored))
+}
+
+/// How much of the circle around `center` the points cover: 2π minus the
+/// largest angular gap between consecutive bearings, rad (0 for one point).
+pub fn angular_spread(points: &[Vec2], center: Vec2) -> f64 {
+    let mut bearings: Vec<f64> =
+        points.iter().filter(|p| **p != center).map(|p| math::atan2(p.y - center.y, p.x - center.x)).collect();
+    if bearings.len() < 2 {
+        return 0.0;
+    }
+    bearings.sort_by(f64::total_cmp);
+    let tau = std::f64::consts::TAU;
+    let mut gap = bearings[0] + tau - bearings[bearings.len() - 1];
+    for w in bearings.windows(2) {
+        gap = gap.max(w[1] - w[0]);
+    }
+    tau - gap
+}
+
+/// Whether `p` lies on a mask's lines (within `width / 2` of one, inside its area).
+pub fn on_mask(mask: &Mask, p: Vec2) -> bool {
+    if !mask.area.contains(p) {
+        return false;
+    }
+    let near = |v: f64, origin: f64| {
+        let k = ((v - origin) / mask.spacing).round();
+        (v - origin - k * mask.spacing).abs() <= mask.width / 2.0
+    };
+    let rows = near(p.y, mask.area.min.y);
+    let cols = near(p.x, mask.area.min.x);
+    match mask.kind {
+        MaskKind::Rows => rows,
+        MaskKind::Columns => cols,
+        MaskKind::Grid => rows || cols,
+    }
+}
+
+fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
+    let shape = |s: &Shape| contains(s, p);
+    match area {
+        AreaRef::Region(r) => shape(&program.world.regions[r.index()].shape),
+        AreaRef::Shape(s) => shape(&program.world.shapes[s.index()].shape),
+        AreaRef::Space(s) => shape(&program.spaces[s.index()].shape),
+        AreaRef::Mask(m) => on_mask(&program.world.masks[m.index()], p),
+    }
+}
+
+/// An expectation's result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Holds(String),
+    Fails(String),
+    NotImplemented(String),
+}
+
+impl Verdict {
+    pub fn holds(&self) -> bool {
+        matches!(self, Verdict::Holds(_))
+    }
+}
+
+/// One expectation with its verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub text: String,
+    pub verdict: Verdict,
+}
+
+impl fmt::Display for Checked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.verdict {
+            Verdict::Holds(d) => write!(f, "holds: {} ({d})", self.text),
+            Verdict::Fails(d) => write!(f, "FAILS: {} ({d})", self.text),
+            Verdict::NotImplemented(d) => write!(f, "NOT IMPLEMENTED: {} ({d})", self.text),
+        }
+    }
+}
+
+struct Frames<'a> {
+    program: &'a Program,
+    rec: &'a Recorded,
+}
+
+impl Frames<'_> {
+    fn rows(&self, f: &FrameSpan, who: Subject) -> Vec<usize> {
+        f.rows.clone().filter(|&r| subject_matches(self.program, who, self.rec.population[r])).collect()
+    }
+
+    fn at(&self, t: f64) -> Result<&FrameSpan, String> {
+        self.rec.frame_at(t).ok_or_else(|| {
+            let end = self.rec.frames.last().map_or(0.0, |f| f.t);
+            format!("the run ends at {end} s, before {t} s")
+        })
+    }
+}
+
+/// Evaluates every expectation of the program over a recorded run. `log` is
+/// the executor's per-agent record (arrival times are not in the trace).
+pub fn evaluate(program: &Program, rec: &Recorded, log: &[AgentLog]) -> Vec<Checked> {
+    let frames = Frames { program, rec };
+    program
+        .expectations
+        .iter()
+        .map(|e| Checked { text: e.text.clone(), verdict: verdict(&frames, &e.kind, log) })
+        .collect()
+}
+
+fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict {
+    let program = fr.program;
+    let rec = fr.rec;
+    let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
+    match kind {
+        ExpectationKind::ReachesGoal { who, by } => {
+            let limit = by.unwrap_or(f64::INFINITY);
+            let mine: Vec<&AgentLog> = log.iter().filter(|a| subject_matches(program, *who, a.population)).collect();
+            if mine.is_empty() {
+                return Verdict::Fails("no such agent was ever created".into());
+            }
+            let late: Vec<&&AgentLog> = mine.iter().filter(|a| a.arrived.map_or(true, |t| t > limit + 1e-9)).collect();
+            let goalless = mine.iter().filter(|a| !a.sought).count();
+            let latest = mine.iter().filter_map(|a| a.arrived).fold(f64::NEG_INFINITY, f64::max);
+            if late.is_empty() {
+                Verdict::Holds(format!("{} agent(s), the last arrived at {latest} s", mine.len()))
+            } else {
+                let first = late[0];
+                let mut detail = format!(
+                    "{} of {} agent(s) did not arrive{}; first: agent {}",
+                    late.len(),
+                    mine.len(),
+                    by.map_or(String::new(), |b| format!(" by {b} s")),
+                    first.id
+                );
+                if let Some(t) = first.arrived {
+                    detail.push_str(&format!(" (arrived at {t} s)"));
+                }
+                if goalless > 0 {
+                    detail.push_str(&format!("; {goalless} never had anything to seek"));
+                }
+                Verdict::Fails(detail)
+            }
+        }
+        ExpectationKind::MinDistance { among, distance } => {
+            let mut worst: Option<(f64, f64, u32, u32)> = None;
+            for f in &rec.frames {
+                let rows = fr.rows(f, *among);
+                let pts: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
+                if let Some((d, i, j)) = min_distance(&pts) {
+                    if worst.map_or(true, |w| d < w.0) {
+                        worst = Some((d, f.t, rec.id[rows[i]], rec.id[rows[j]]));
+                    }
+                }
+            }
+            match worst {
+                None => Verdict::Holds("never two such agents at once".into()),
+                Some((d, t, a, b)) => {
+                    ok_or(d >= distance - 1e-12, format!("closest: {d} m between agents {a} and {b} at {t} s"))
+                }
+            }
+        }
+        ExpectationKind::NeverInside { who, obstacle } => {
+            let obstacles: Vec<usize> = match obstacle {
+                Some(o) => vec![o.index()],
+                None => (0..program.world.obstacles.len()).collect(),
+            };
+            for f in &rec.frames {
+                for r in fr.rows(f, *who) {
+                    if let Some(&o) =
+                        obstacles.iter().find(|&&o| contains(&program.world.obstacles[o].shape, rec.pos[r]))
+                    {
+                        return Verdict::Fails(format!(
+                            "agent {} is inside {} at {} s (frame {})",
+                            rec.id[r],
+                            program.world.obstacles[o].name,
+                            f.t,
+                            frame_index(rec, f)
+                        ));
+                    }
+                }
+            }
+            Verdict::Holds(format!("checked {} frame(s)", rec.frames.len()))
+        }
+        ExpectationKind::FractionInside { who, fraction, area, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let rows = fr.rows(f, *who);
+                if rows.is_empty() {
+                    return Verdict::Fails(format!("no such agent at {} s", f.t));
+                }
+                let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.pos[r])).count();
+                let got = inside as f64 / rows.len() as f64;
+                ok_or(got >= fraction - 1e-12, format!("{inside} of {} inside at {} s", rows.len(), f.t))
+            }
+        },
+        ExpectationKind::Lanes { among, threshold, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let rows = fr.rows(f, *among);
+                let pos: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
+                let vel: Vec<Vec2> = rows.iter().map(|&r| rec.vel[r]).collect();
+                match lane_order(&pos, &vel) {
+                    None => Verdict::Fails(format!("fewer than two moving agents in lanes at {} s", f.t)),
+                    Some(phi) => ok_or(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
+                }
+            }
+        },
+        ExpectationKind::Surrounds { who, target, spread, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.pos[r]).collect();
+                if targets.is_empty() {
+                    return Verdict::Fails(format!("no target agent at {} s", f.t));
+                }
+                let center = targets.iter().copied().sum::<Vec2>() / targets.len() as f64;
+                let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.pos[r]).collect();
+                let got = angular_spread(&pts, center);
+                ok_or(got >= spread - 1e-12, format!("spread {} deg at {} s", got.to_degrees(), f.t))
+            }
+        },
+        ExpectationKind::AwayFrom { who, from, distance, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let them = fr.rows(f, *from);
+                let pts: Vec<Vec2> = them.iter().map(|&r| rec.pos[r]).collect();
+                let mine = fr.rows(f, *who);
+                if mine.is_empty() {
+                    return Verdict::Fails(format!("no such agent at {} s", f.t));
+                }
+                let closest = closest_between(&mine.iter().map(|&r| rec.pos[r]).collect::<Vec<_>>(), &pts);
+                match closest {
+                    None => Verdict::Holds(format!("nobody to be away from at {} s", f.t)),
+                    Some(d) => ok_or(d > *distance, format!("closest {d} m at {} s", f.t)),
+                }
+            }
+        },
+        ExpectationKind::CountIs { who, count, tolerance, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let n = fr.rows(f, *who).len() as i64;
+                ok_or((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
+            }
+        },
+        ExpectationKind::FormationIs { .. } => {
+            Verdict::NotImplemented("formations are not modelled yet, so they cannot be recognised".into())
+        }
+    }
+}
+
+fn frame_index(rec: &Recorded, f: &FrameSpan) -> usize {
+    rec.frames.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
+}
+
+/// The smallest distance from any point of `a` to any point of `b`.
+pub fn closest_between(a: &[Vec2], b: &[Vec2]) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let bb = bbox(b);
+    let span = bb.min.distance(bb.max).max(1.0);
+    let mut grid = Grid::new(bb, span / (b.len() as f64).sqrt().max(1.0), (b.len() as u64 * 4).max(64));
+    grid.rebuild(b);
+    let mut r = grid.cell_size();
+    loop {
+        let mut best: Option<f64> = None;
+        for p in a {
+            grid.for_each_candidate(*p, r, |j| {
+                let d = p.distance(b[j as usize]);
+                if d <= r && best.map_or(true, |x| d < x) {
+                    best = Some(d);
+                }
+            });
+        }
+        if best.is_some() {
+            return best;
+        }
+        r *= 4.0;
+    }
+}
+
+/// Per-run summary metrics (one row of `crowd batch`'s summary), gathered
+/// frame by frame while the run records.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    rows: u64,
+    speed_sum: f64,
+    min_distance: Option<f64>,
+    max_alive: u64,
+}
+
+impl Summary {
+    /// The named values, in the summary's column order. `log` gives goal completion.
+    pub fn values(&self, log: &[AgentLog], steps: u64) -> Vec<(&'static str, f64)> {
+        let seekers = log.iter().filter(|a| a.sought).count();
+        let arrived = log.iter().filter(|a| a.sought && a.arrived.is_some()).count();
+        vec![
+            ("agents", log.len() as f64),
+            ("steps", steps as f64),
+            ("max_alive", self.max_alive as f64),
+            ("mean_speed", if self.rows == 0 { 0.0 } else { self.speed_sum / self.rows as f64 }),
+            ("min_distance", self.min_distance.unwrap_or(-1.0)),
+            ("goal_completion", if seekers == 0 { 1.0 } else { arrived as f64 / seekers as f64 }),
+        ]
+    }
+}
+
+impl super::Recorder for Summary {
+    fn record(&mut self, frame: &super::FrameView<'_>) -> std::io::Result<()> {
+        self.rows += frame.len() as u64;
+        self.max_alive = self.max_alive.max(frame.len() as u64);
+        self.speed_sum += frame.vel.iter().map(|v| v.length()).sum::<f64>();
+        if let Some((d, _, _)) = min_distance(frame.pos) {
+            self.min_distance = Some(self.min_distance.map_or(d, |m| m.min(d)));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: f64, y: f64) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    #[test]
+    fn closest_pair_matches_brute_force() {
+        let pts = vec![v(0.0, 0.0), v(5.0, 5.0), v(5.3, 5.0), v(9.0, 1.0), v(20.0, 20.0)];
+        let (d, i, j) = min_distance(&pts).unwrap();
+        assert!((d - 0.3).abs() < 1e-12 && (i, j) == (1, 2));
+        assert_eq!(min_distance(&[v(0.0, 0.0), v(100.0, 0.0)]).map(|x| x.0), Some(100.0));
+        assert_eq!(min_distance(&[v(0.0, 0.0)]), None);
+    }
+
+    #[test]
+    fn lanes_tell_order_from_mixing() {
+        // Two lanes, one each way.
+        let mut pos = vec![];
+        let mut vel = vec![];
+        for k in 0..10 {
+            pos.push(v(k as f64 * 0.6, 0.0));
+            vel.push(v(1.0, 0.0));
+            pos.push(v(k as f64 * 0.6, 1.0));
+            vel.push(v(-1.0, 0.0));
+        }
+        assert_eq!(lane_order(&pos, &vel), Some(1.0));
+        // One lane, alternating directions.
+        let vel2: Vec<Vec2> = (0..20).map(|k| v(if k % 2 == 0 { 1.0 } else { -1.0 }, 0.0)).collect();
+        let pos2: Vec<Vec2> = (0..20).map(|k| v(k as f64 * 0.6, 0.0)).collect();
+        assert!(lane_order(&pos2, &vel2).unwrap() < 0.2);
+    }
+
+    #[test]
+    fn spread_covers_the_circle() {
+        let c = v(0.0, 0.0);
+        let four = [v(1.0, 0.0), v(0.0, 1.0), v(-1.0, 0.0), v(0.0, -1.0)];
+        assert!((angular_spread(&four, c) - 1.5 * std::f64::consts::PI).abs() < 1e-12);
+        assert_eq!(angular_spread(&four[..1], c), 0.0);
+    }
+}

@@ -1,0 +1,107 @@
+//! Trace rows: the CSV writer and reader, run metadata, golden comparison and metrics.
+//!
+//! Invariants of a trace (the format is described in `docs/trace.md`):
+//! - one CSV per run, one header row, no comment lines, rows sorted by (frame, id);
+//! - columns `id,frame,t,x,y,vx,vy,ori_x,ori_y,population,group,state`, then the
+//!   scenario's optional columns in the order it lists them;
+//! - numbers in the form of [`float`]: shortest round-trip decimals, no exponents, no `-0`;
+//! - a file at its final path is always complete: every writer goes through
+//!   [`write_atomic`] (temporary name in the same folder, fsync, rename).
+//!
+//! `trace` reads results; it never calls back into `sim`.
+
+pub mod csv;
+pub mod float;
+pub mod frame;
+pub mod golden;
+pub mod meta;
+pub mod metrics;
+pub mod read;
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub use frame::{FrameView, Labels, Recorder, NONE};
+
+/// Writes a file through a temporary name in the same folder, an fsync and a
+/// rename: an interrupted or failed write leaves the previous file (or none),
+/// never a partial one. Creates the parent folder if it is missing.
+pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    write_atomic_with(path, f)
+}
+
+/// [`write_atomic`] for writers whose failure is richer than an I/O error
+/// (a simulation that stops mid-run, for instance).
+pub fn write_atomic_with<E: From<io::Error>>(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir)?;
+    let tmp = temp_path(&dir, path);
+    let result = (|| {
+        let file = File::create(&tmp)?;
+        // Writes at least this large bypass the buffer: trace frames arrive in
+        // big formatted chunks and are not copied twice.
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        f(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Persist the rename itself; not every platform can open a folder.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn temp_path(dir: &Path, path: &Path) -> PathBuf {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()))
+}
+
+/// The metadata file that travels beside a trace: `out/a.csv` → `out/a.meta.json`.
+pub fn meta_path(trace: &Path) -> PathBuf {
+    let stem = trace.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());
+    trace.with_file_name(format!("{stem}.meta.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_or_keeps_previous() {
+        let dir = std::env::temp_dir().join(format!("crowd-atomic-{}", std::process::id()));
+        let path = dir.join("sub").join("a.csv");
+        write_atomic(&path, |w| w.write_all(b"one")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+        let failed = write_atomic(&path, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("stopped"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+        let leftovers = fs::read_dir(path.parent().unwrap()).unwrap().count();
+        assert_eq!(leftovers, 1, "the temporary file is removed after a failure");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn meta_path_sits_beside_the_trace() {
+        assert_eq!(meta_path(Path::new("out/a.csv")), PathBuf::from("out/a.meta.json"));
+    }
+}

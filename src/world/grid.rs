@@ -1,0 +1,298 @@
+//! A uniform grid of `u32` ids over a rectangle: the spatial index for
+//! neighbour queries (agents each step, markers later).
+//!
+//! Invariants:
+//! - rebuilt from scratch by a counting sort, in O(items + cells), with no
+//!   allocation once its buffers have grown;
+//! - within a cell, ids are in increasing order (the sort is stable and ids are
+//!   the input indices), so every query visits candidates in a fixed order;
+//! - points outside the rectangle are clamped into the border cells, so a
+//!   query never misses an item (it may see extra candidates: callers filter
+//!   by distance);
+//! - the cell is never smaller than asked for, and the cell count is capped,
+//!   so a huge world with few items does not allocate a huge table.
+
+use rayon::prelude::*;
+
+use crate::ir::{Rect, Vec2};
+
+/// Above this many items, cell keys are computed in parallel.
+const PARALLEL_KEYS: usize = 8192;
+
+#[derive(Clone, Debug)]
+pub struct Grid {
+    min: Vec2,
+    cell: f64,
+    inv_cell: f64,
+    nx: u32,
+    ny: u32,
+    /// `start[c]..start[c + 1]` is cell `c`'s range in `items`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+    /// `points[items[k]]`, stored in cell order so a query reads memory in sequence.
+    sorted: Vec<Vec2>,
+    keys: Vec<u32>,
+}
+
+impl Grid {
+    /// A grid over `area` with cells at least `min_cell` wide and at most
+    /// `max_cells` cells (the cell grows to respect the cap).
+    pub fn new(area: Rect, min_cell: f64, max_cells: u64) -> Grid {
+        let w = (area.max.x - area.min.x).max(1e-9);
+        let h = (area.max.y - area.min.y).max(1e-9);
+        let mut cell = if min_cell.is_finite() && min_cell > 0.0 { min_cell } else { 1.0 };
+        let max_cells = max_cells.max(1) as f64;
+        if (w / cell).ceil() * (h / cell).ceil() > max_cells {
+            cell = cell.max((w * h / max_cells).sqrt());
+            // Rounding up both sides may still overshoot slightly: grow until it fits.
+            while (w / cell).ceil() * (h / cell).ceil() > max_cells {
+                cell *= 1.01;
+            }
+        }
+        let nx = ((w / cell).ceil() as u32).max(1);
+        let ny = ((h / cell).ceil() as u32).max(1);
+        let cells = nx as usize * ny as usize;
+        Grid {
+            min: area.min,
+            cell,
+            inv_cell: 1.0 / cell,
+            nx,
+            ny,
+            start: vec![0; cells + 1],
+            items: Vec::new(),
+            sorted: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    pub fn cell_size(&self) -> f64 {
+        self.cell
+    }
+
+    pub fn dims(&self) -> (u32, u32) {
+        (self.nx, self.ny)
+    }
+
+    #[inline]
+    fn col(&self, x: f64) -> u32 {
+        // `as` truncates towards zero and saturates (NaN gives 0), which is
+        // `floor` clamped to the grid for every value that matters; it also
+        // avoids a call to `floor`, which is not an instruction on baseline x86-64.
+        (((x - self.min.x) * self.inv_cell) as u32).min(self.nx - 1)
+    }
+
+    #[inline]
+    fn row(&self, y: f64) -> u32 {
+        (((y - self.min.y) * self.inv_cell) as u32).min(self.ny - 1)
+    }
+
+    #[inline]
+    fn key(&self, x: f64, y: f64) -> u32 {
+        self.row(y) * self.nx + self.col(x)
+    }
+
+    /// The cell of point `p` (for callers that compute keys alongside other
+    /// per-point work and hand them to [`Grid::rebuild_keyed`]).
+    #[inline]
+    pub fn key_of(&self, p: Vec2) -> u32 {
+        self.key(p.x, p.y)
+    }
+
+    /// Indexes points `0..points.len()`, whose cells [`Grid::key_of`] gave as `keys`.
+    pub fn rebuild_keyed(&mut self, points: &[Vec2], keys: &[u32]) {
+        debug_assert_eq!(points.len(), keys.len());
+        self.sort(points, keys);
+    }
+
+    /// Indexes points `0..points.len()`.
+    pub fn rebuild(&mut self, points: &[Vec2]) {
+        let n = points.len();
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.resize(n, 0);
+        if n >= PARALLEL_KEYS {
+            let this = &*self;
+            keys.par_chunks_mut(4096).enumerate().for_each(|(c, chunk)| {
+                let base = c * 4096;
+                for (j, k) in chunk.iter_mut().enumerate() {
+                    let p = points[base + j];
+                    *k = this.key(p.x, p.y);
+                }
+            });
+        } else {
+            for (k, p) in keys.iter_mut().zip(points) {
+                *k = self.key(p.x, p.y);
+            }
+        }
+        self.sort(points, &keys);
+        self.keys = keys;
+    }
+
+    fn sort(&mut self, points: &[Vec2], keys: &[u32]) {
+        let n = points.len();
+        // Counting sort: count into `start[k]`, turn counts into cell ends,
+        // then place items from the last to the first, moving each end down
+        // to its cell's start. Walking backwards keeps ids increasing within a cell.
+        let cells = self.start.len() - 1;
+        self.start.fill(0);
+        for &k in keys {
+            self.start[k as usize] += 1;
+        }
+        let mut end = 0;
+        for c in &mut self.start[..cells] {
+            end += *c;
+            *c = end;
+        }
+        self.start[cells] = end;
+        self.items.resize(n, 0);
+        self.sorted.resize(n, Vec2::ZERO);
+        for i in (0..n).rev() {
+            let slot = &mut self.start[keys[i] as usize];
+            *slot -= 1;
+            self.items[*slot as usize] = i as u32;
+            self.sorted[*slot as usize] = points[i];
+        }
+    }
+
+    /// Ids in cell `(cx, cy)`.
+    #[inline]
+    pub fn cell_items(&self, cx: u32, cy: u32) -> &[u32] {
+        let c = (cy * self.nx + cx) as usize;
+        &self.items[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// Calls `f(id, point)` for every indexed point whose cell overlaps the
+    /// square of half-side `r` around `p`, row by row (ids increasing within a cell).
+    #[inline]
+    pub fn for_each_near(&self, p: Vec2, r: f64, mut f: impl FnMut(u32, Vec2)) {
+        let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
+        let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
+        for cy in y0..=y1 {
+            let row = (cy * self.nx) as usize;
+            let (a, b) = (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize);
+            for (&id, &q) in self.items[a..b].iter().zip(&self.sorted[a..b]) {
+                f(id, q);
+            }
+        }
+    }
+
+    /// Calls `f` with every id whose cell overlaps the square of half-side `r`
+    /// around `p`: a superset of the ids within distance `r`, row by row.
+    #[inline]
+    pub fn for_each_candidate(&self, p: Vec2, r: f64, mut f: impl FnMut(u32)) {
+        let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
+        let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
+        for cy in y0..=y1 {
+            let row = (cy * self.nx) as usize;
+            let (a, b) = (self.start[row + x0 as usize], self.start[row + x1 as usize + 1]);
+            // Cells of one row are contiguous in `items`.
+            for &id in &self.items[a as usize..b as usize] {
+                f(id);
+            }
+        }
+    }
+}
+
+/// A grid of discs that grows one insertion at a time (the counting-sort
+/// [`Grid`] is rebuilt whole). Used while agents are placed, to keep new
+/// bodies off the ones already there.
+#[derive(Clone, Debug)]
+pub struct Buckets {
+    min: Vec2,
+    inv_cell: f64,
+    nx: u32,
+    ny: u32,
+    cells: Vec<Vec<(Vec2, f64)>>,
+}
+
+impl Buckets {
+    /// Buckets over `area`, at least `min_cell` wide, at most `max_cells` of them.
+    pub fn new(area: Rect, min_cell: f64, max_cells: u64) -> Buckets {
+        let g = Grid::new(area, min_cell, max_cells);
+        let (nx, ny) = g.dims();
+        Buckets {
+            min: area.min,
+            inv_cell: 1.0 / g.cell_size(),
+            nx,
+            ny,
+            cells: vec![Vec::new(); nx as usize * ny as usize],
+        }
+    }
+
+    fn cell(&self, v: f64, origin: f64, n: u32) -> u32 {
+        (((v - origin) * self.inv_cell) as u32).min(n - 1)
+    }
+
+    pub fn insert(&mut self, p: Vec2, radius: f64) {
+        let c = (self.cell(p.y, self.min.y, self.ny) * self.nx + self.cell(p.x, self.min.x, self.nx)) as usize;
+        self.cells[c].push((p, radius));
+    }
+
+    /// Whether any disc `(q, rq)` with `|p - q| < gap(rq)` lies within `reach` of `p`.
+    pub fn any_closer(&self, p: Vec2, reach: f64, gap: impl Fn(f64) -> f64) -> bool {
+        let (x0, x1) = (self.cell(p.x - reach, self.min.x, self.nx), self.cell(p.x + reach, self.min.x, self.nx));
+        let (y0, y1) = (self.cell(p.y - reach, self.min.y, self.ny), self.cell(p.y + reach, self.min.y, self.ny));
+        (y0..=y1).any(|cy| {
+            (x0..=x1).any(|cx| {
+                self.cells[(cy * self.nx + cx) as usize].iter().any(|&(q, rq)| {
+                    let g = gap(rq);
+                    p.distance_squared(q) < g * g
+                })
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(pts: &[Vec2], p: Vec2, r: f64) -> Vec<u32> {
+        (0..pts.len() as u32).filter(|&i| pts[i as usize].distance(p) <= r).collect()
+    }
+
+    #[test]
+    fn queries_find_everything_a_brute_force_finds() {
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(10.0, 7.0) };
+        let mut g = Grid::new(area, 0.5, 1 << 20);
+        let mut s = 12345u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // Some points outside the area on purpose.
+        let pts: Vec<Vec2> = (0..2000).map(|_| Vec2::new(next() * 12.0 - 1.0, next() * 9.0 - 1.0)).collect();
+        g.rebuild(&pts);
+        for q in 0..200 {
+            let p = pts[q];
+            for r in [0.3, 0.5, 1.7] {
+                let mut found = Vec::new();
+                g.for_each_candidate(p, r, |id| {
+                    if pts[id as usize].distance(p) <= r {
+                        found.push(id);
+                    }
+                });
+                found.sort_unstable();
+                assert_eq!(found, brute(&pts, p, r));
+            }
+        }
+    }
+
+    #[test]
+    fn cell_count_is_capped() {
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(10_000.0, 10_000.0) };
+        let g = Grid::new(area, 0.5, 1 << 16);
+        let (nx, ny) = g.dims();
+        assert!(u64::from(nx) * u64::from(ny) <= 1 << 16);
+        assert!(g.cell_size() >= 0.5);
+    }
+
+    #[test]
+    fn ids_within_a_cell_are_sorted() {
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(1.0, 1.0) };
+        let mut g = Grid::new(area, 1.0, 16);
+        g.rebuild(&[Vec2::new(0.5, 0.5), Vec2::new(0.1, 0.2), Vec2::new(0.9, 0.3)]);
+        assert_eq!(g.cell_items(0, 0), &[0, 1, 2]);
+    }
+}

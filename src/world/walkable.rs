@@ -1,0 +1,450 @@
+//! Walkable space: the world's bounds minus its obstacles, for bodies of a
+//! given radius.
+//!
+//! Invariants:
+//! - a body of radius `r` at `p` is *clear* when it lies inside the bounds by
+//!   at least `r` and no obstacle is closer than `r` to `p` (segments and
+//!   polylines count with their thickness);
+//! - [`Walkable::project`] returns a clear position or, when overlapping
+//!   obstacles leave no clear spot nearby, the previous (clear) position;
+//! - obstacle look-ups go through a static grid built once, so a query costs
+//!   the obstacles near the point, not all of them.
+
+use crate::ir::{Rect, Shape, Vec2, World};
+use crate::world::geometry::{bounding_box, closest_on_segment, contains, segments_intersect};
+
+/// Push-out passes before giving up on a spot squeezed between obstacles.
+const PROJECT_PASSES: usize = 4;
+/// Tolerance for "touching" an obstacle after a push-out, m.
+const TOUCH: f64 = 1e-9;
+/// The obstacle index has at most this many cells per side.
+const INDEX_SIDE: f64 = 128.0;
+
+#[derive(Clone, Debug)]
+pub struct Walkable {
+    bounds: Rect,
+    obstacles: Vec<Shape>,
+    /// Obstacle index: a coarse grid, each cell listing the obstacles whose
+    /// bounding box, grown by `reach`, overlaps it.
+    min: Vec2,
+    inv_cell: f64,
+    nx: u32,
+    ny: u32,
+    start: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl Walkable {
+    /// `reach` bounds how far from an obstacle a query can matter: the largest
+    /// body radius plus the longest step.
+    pub fn new(world: &World, reach: f64) -> Walkable {
+        let bounds = world.bounds;
+        let obstacles: Vec<Shape> = world.obstacles.iter().map(|o| o.shape.clone()).collect();
+        let w = bounds.max.x - bounds.min.x;
+        let h = bounds.max.y - bounds.min.y;
+        let cell = (w.max(h) / INDEX_SIDE).max(0.5).max(reach);
+        let nx = ((w / cell).ceil() as u32).max(1);
+        let ny = ((h / cell).ceil() as u32).max(1);
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nx as usize * ny as usize];
+        if !obstacles.is_empty() {
+            let clamp = |v: f64, n: u32| ((v.floor().max(0.0)) as u32).min(n - 1);
+            for (i, shape) in obstacles.iter().enumerate() {
+                let bb = bounding_box(shape);
+                let (x0, x1) = (
+                    clamp((bb.min.x - reach - bounds.min.x) / cell, nx),
+                    clamp((bb.max.x + reach - bounds.min.x) / cell, nx),
+                );
+                let (y0, y1) = (
+                    clamp((bb.min.y - reach - bounds.min.y) / cell, ny),
+                    clamp((bb.max.y + reach - bounds.min.y) / cell, ny),
+                );
+                for cy in y0..=y1 {
+                    for cx in x0..=x1 {
+                        lists[(cy * nx + cx) as usize].push(i as u32);
+                    }
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(lists.len() + 1);
+        let mut ids = Vec::new();
+        start.push(0);
+        for l in &lists {
+            ids.extend_from_slice(l);
+            start.push(ids.len() as u32);
+        }
+        Walkable { bounds, obstacles, min: bounds.min, inv_cell: 1.0 / cell, nx, ny, start, ids }
+    }
+
+    pub fn bounds(&self) -> Rect {
+        self.bounds
+    }
+
+    pub fn obstacles(&self) -> &[Shape] {
+        &self.obstacles
+    }
+
+    /// Obstacles that may matter at `p` (within `reach` of it).
+    #[inline]
+    pub fn near(&self, p: Vec2) -> &[u32] {
+        // `as` truncates and saturates: `floor` clamped to the index, without a call.
+        let cx = (((p.x - self.min.x) * self.inv_cell) as u32).min(self.nx - 1);
+        let cy = (((p.y - self.min.y) * self.inv_cell) as u32).min(self.ny - 1);
+        let c = (cy * self.nx + cx) as usize;
+        &self.ids[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// Whether a body of radius `r` fits at `p`.
+    pub fn is_clear(&self, p: Vec2, r: f64) -> bool {
+        let b = self.bounds;
+        if p.x < b.min.x + r - TOUCH
+            || p.x > b.max.x - r + TOUCH
+            || p.y < b.min.y + r - TOUCH
+            || p.y > b.max.y - r + TOUCH
+        {
+            return false;
+        }
+        self.near(p).iter().all(|&i| !overlaps(&self.obstacles[i as usize], p, r))
+    }
+
+    /// The obstacle whose interior contains the point `p`, if any (the lowest index).
+    pub fn obstacle_at(&self, p: Vec2) -> Option<usize> {
+        self.near(p).iter().map(|&i| i as usize).find(|&i| contains(&self.obstacles[i], p))
+    }
+
+    /// Moves a body of radius `r` that went from `prev` to `p` back into
+    /// walkable space: out of obstacles along the nearest boundary point (so it
+    /// slides along walls) and into the bounds.
+    pub fn project(&self, p: Vec2, prev: Vec2, r: f64) -> Vec2 {
+        let mut p = self.clamp_to_bounds(p, r);
+        if self.obstacles.is_empty() {
+            return p;
+        }
+        for _ in 0..PROJECT_PASSES {
+            let mut moved = false;
+            for &i in self.near(p) {
+                if let Some(q) = push_out(&self.obstacles[i as usize], p, prev, r) {
+                    p = q;
+                    moved = true;
+                }
+            }
+            p = self.clamp_to_bounds(p, r);
+            if !moved {
+                return p;
+            }
+        }
+        if self.is_clear(p, r) {
+            p
+        } else {
+            // Squeezed between obstacles: stay where the body last fitted.
+            prev
+        }
+    }
+
+    fn clamp_to_bounds(&self, p: Vec2, r: f64) -> Vec2 {
+        let b = self.bounds;
+        let axis = |v: f64, lo: f64, hi: f64| if lo <= hi { v.clamp(lo, hi) } else { (lo + hi) / 2.0 };
+        Vec2::new(axis(p.x, b.min.x + r, b.max.x - r), axis(p.y, b.min.y + r, b.max.y - r))
+    }
+}
+
+/// Whether a body of radius `r` at `p` overlaps the shape.
+pub fn overlaps(shape: &Shape, p: Vec2, r: f64) -> bool {
+    push_out(shape, p, p, r).is_some()
+}
+
+/// Where a body of radius `r` at `p` (arriving from `prev`) must go to stop
+/// overlapping the shape, or `None` when it does not overlap.
+pub fn push_out(shape: &Shape, p: Vec2, prev: Vec2, r: f64) -> Option<Vec2> {
+    match shape {
+        Shape::Rect(rect) => push_out_rect(rect, p, r),
+        Shape::Circle { center, radius } => {
+            let d = p - *center;
+            let reach = radius + r;
+            let len2 = d.length_squared();
+            if len2 >= (reach - TOUCH) * (reach - TOUCH) {
+                return None;
+            }
+            let len = len2.sqrt();
+            let dir = if len > 0.0 { d / len } else { away(prev - *center) };
+            Some(*center + dir * reach)
+        }
+        Shape::Polygon(points) => push_out_polygon(points, p, r),
+        Shape::Polyline { points, width } => {
+            let half = width / 2.0;
+            let (q, a, b) = nearest_on_polyline(points, p)?;
+            push_out_line(q, a, b, p, prev, half + r, false)
+        }
+        Shape::Segment { a, b } => {
+            let q = closest_on_segment(*a, *b, p);
+            let crossed = prev != p && segments_intersect(prev, p, *a, *b) && side(*a, *b, prev) != 0.0;
+            push_out_line(q, *a, *b, p, prev, r, crossed)
+        }
+    }
+}
+
+fn push_out_rect(rect: &Rect, p: Vec2, r: f64) -> Option<Vec2> {
+    let q = p.clamp(rect.min, rect.max);
+    let d = p - q;
+    let len2 = d.length_squared();
+    if len2 > 0.0 {
+        if len2 >= (r - TOUCH) * (r - TOUCH) {
+            return None;
+        }
+        return Some(q + d / len2.sqrt() * r);
+    }
+    // Inside (or on the edge): leave through the nearest side; ties go to the
+    // first of left, right, bottom, top.
+    let sides = [p.x - rect.min.x, rect.max.x - p.x, p.y - rect.min.y, rect.max.y - p.y];
+    let mut best = 0;
+    for i in 1..4 {
+        if sides[i] < sides[best] {
+            best = i;
+        }
+    }
+    Some(match best {
+        0 => Vec2::new(rect.min.x - r, p.y),
+        1 => Vec2::new(rect.max.x + r, p.y),
+        2 => Vec2::new(p.x, rect.min.y - r),
+        _ => Vec2::new(p.x, rect.max.y + r),
+    })
+}
+
+fn push_out_polygon(points: &[Vec2], p: Vec2, r: f64) -> Option<Vec2> {
+    let n = points.len();
+    let mut best = (f64::INFINITY, p, 0usize);
+    for i in 0..n {
+        let (a, b) = (points[i], points[(i + 1) % n]);
+        let q = closest_on_segment(a, b, p);
+        let d2 = q.distance_squared(p);
+        if d2 < best.0 {
+            best = (d2, q, i);
+        }
+    }
+    let (d2, q, edge) = best;
+    let inside = contains(&Shape::Polygon(points.to_vec()), p);
+    if !inside && d2 >= (r - TOUCH) * (r - TOUCH) {
+        return None;
+    }
+    let d = d2.sqrt();
+    let dir = if d > 0.0 {
+        if inside {
+            (q - p) / d
+        } else {
+            (p - q) / d
+        }
+    } else {
+        // On the boundary: the edge's outward normal (counter-clockwise polygon).
+        let (a, b) = (points[edge], points[(edge + 1) % n]);
+        let t = (b - a).normalize_or_zero();
+        Vec2::new(t.y, -t.x)
+    };
+    Some(q + dir * r)
+}
+
+/// Nearest point of a polyline's centre line and the segment it lies on.
+fn nearest_on_polyline(points: &[Vec2], p: Vec2) -> Option<(Vec2, Vec2, Vec2)> {
+    let mut best: Option<(f64, Vec2, Vec2, Vec2)> = None;
+    for w in points.windows(2) {
+        let q = closest_on_segment(w[0], w[1], p);
+        let d2 = q.distance_squared(p);
+        if best.map_or(true, |b| d2 < b.0) {
+            best = Some((d2, q, w[0], w[1]));
+        }
+    }
+    best.map(|(_, q, a, b)| (q, a, b))
+}
+
+/// Pushes `p` to distance `clear` from the point `q` of segment `ab`; a body
+/// that `crossed` the segment is sent back to the side it came from.
+fn push_out_line(q: Vec2, a: Vec2, b: Vec2, p: Vec2, prev: Vec2, clear: f64, crossed: bool) -> Option<Vec2> {
+    let d = p - q;
+    let len2 = d.length_squared();
+    if !crossed && len2 >= (clear - TOUCH) * (clear - TOUCH) {
+        return None;
+    }
+    let len = len2.sqrt();
+    let dir = if crossed || len == 0.0 {
+        let t = (b - a).normalize_or_zero();
+        let n = Vec2::new(-t.y, t.x);
+        let s = side(a, b, prev);
+        if s < 0.0 {
+            -n
+        } else if s > 0.0 || t != Vec2::ZERO {
+            n
+        } else {
+            away(prev - q)
+        }
+    } else {
+        d / len
+    };
+    Some(q + dir * clear)
+}
+
+fn side(a: Vec2, b: Vec2, p: Vec2) -> f64 {
+    (b - a).perp_dot(p - a)
+}
+
+/// A unit direction along `v`, or +x when `v` is zero.
+fn away(v: Vec2) -> Vec2 {
+    let n = v.normalize_or_zero();
+    if n == Vec2::ZERO {
+        Vec2::X
+    } else {
+        n
+    }
+}
+
+/// A point inside the shape, to aim at: the centre for rectangles and
+/// circles, the area centroid of a polygon when it lies inside (else the
+/// middle of the polygon's chord through it), the middle of a polyline or segment.
+pub fn interior_point(shape: &Shape) -> Vec2 {
+    match shape {
+        Shape::Rect(r) => (r.min + r.max) / 2.0,
+        Shape::Circle { center, .. } => *center,
+        Shape::Polygon(points) => polygon_interior_point(points),
+        Shape::Polyline { points, .. } => {
+            let mid = points.len() / 2;
+            if points.len() % 2 == 1 {
+                points[mid]
+            } else {
+                (points[mid - 1] + points[mid]) / 2.0
+            }
+        }
+        Shape::Segment { a, b } => (*a + *b) / 2.0,
+    }
+}
+
+fn polygon_interior_point(points: &[Vec2]) -> Vec2 {
+    let n = points.len();
+    let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
+    for i in 0..n {
+        let (p, q) = (points[i], points[(i + 1) % n]);
+        let c = p.x * q.y - q.x * p.y;
+        a2 += c;
+        cx += (p.x + q.x) * c;
+        cy += (p.y + q.y) * c;
+    }
+    let centroid = Vec2::new(cx / (3.0 * a2), cy / (3.0 * a2));
+    let shape = Shape::Polygon(points.to_vec());
+    if contains(&shape, centroid) {
+        return centroid;
+    }
+    // The horizontal line through the centroid crosses the polygon: the middle
+    // of its first inside stretch is inside.
+    let y = centroid.y;
+    let mut xs: Vec<f64> = (0..n)
+        .filter_map(|i| {
+            let (p, q) = (points[i], points[(i + 1) % n]);
+            ((p.y > y) != (q.y > y)).then(|| p.x + (y - p.y) * (q.x - p.x) / (q.y - p.y))
+        })
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    match xs.as_slice() {
+        [a, b, ..] => Vec2::new((a + b) / 2.0, y),
+        _ => points[0],
+    }
+}
+
+/// The region membership test used for arrival: inside the area, or for a
+/// shape without area (a segment), within `near` of it.
+pub fn reached(shape: &Shape, p: Vec2, near: f64) -> bool {
+    match shape {
+        Shape::Segment { a, b } => closest_on_segment(*a, *b, p).distance_squared(p) <= near * near,
+        _ => contains(shape, p),
+    }
+}
+
+/// A uniformly distributed candidate point of the shape from two uniform
+/// numbers in `[0, 1)`: over the bounding box for areas (the caller rejects
+/// points outside), along the segment for segments.
+pub fn candidate_point(shape: &Shape, u: f64, v: f64) -> Vec2 {
+    match shape {
+        Shape::Segment { a, b } => *a + (*b - *a) * u,
+        _ => {
+            let bb = bounding_box(shape);
+            Vec2::new(bb.min.x + (bb.max.x - bb.min.x) * u, bb.min.y + (bb.max.y - bb.min.y) * v)
+        }
+    }
+}
+
+/// Whether a candidate from [`candidate_point`] belongs to the shape.
+pub fn accepts(shape: &Shape, p: Vec2) -> bool {
+    match shape {
+        Shape::Segment { .. } => true,
+        _ => contains(shape, p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Markers, Obstacle};
+
+    fn v(x: f64, y: f64) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    fn world(obstacles: Vec<Shape>) -> World {
+        World {
+            bounds: Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) },
+            obstacles: obstacles
+                .into_iter()
+                .enumerate()
+                .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
+                .collect(),
+            regions: vec![],
+            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
+            shapes: vec![],
+            masks: vec![],
+        }
+    }
+
+    #[test]
+    fn projection_leaves_every_shape_and_slides() {
+        let shapes = vec![
+            Shape::Rect(Rect { min: v(4.0, 4.0), max: v(6.0, 6.0) }),
+            Shape::Circle { center: v(10.0, 5.0), radius: 1.0 },
+            Shape::Polygon(vec![v(14.0, 2.0), v(17.0, 2.0), v(15.5, 5.0)]),
+            Shape::Polyline { points: vec![v(1.0, 8.0), v(5.0, 8.0), v(8.0, 9.0)], width: 0.4 },
+            Shape::Segment { a: v(12.0, 7.0), b: v(16.0, 7.0) },
+        ];
+        let w = Walkable::new(&world(shapes), 1.0);
+        let r = 0.25;
+        for (p, prev) in [
+            (v(4.1, 5.0), v(3.9, 5.0)),
+            (v(5.0, 5.0), v(5.0, 5.0)),
+            (v(9.5, 5.0), v(8.5, 5.0)),
+            (v(10.0, 5.0), v(8.0, 5.0)),
+            (v(15.5, 3.0), v(15.5, 1.0)),
+            (v(3.0, 8.1), v(3.0, 7.5)),
+            (v(14.0, 7.05), v(14.0, 6.5)),
+            (v(14.0, 7.1), v(14.0, 6.95)),
+            (v(-1.0, 11.0), v(0.5, 9.5)),
+        ] {
+            let q = w.project(p, prev, r);
+            assert!(w.is_clear(q, r), "{p} from {prev} -> {q}");
+        }
+        // Walking into the left face of the square slides along it.
+        let q = w.project(v(3.9, 4.6), v(3.7, 4.5), r);
+        assert!((q.x - 3.75).abs() < 1e-12 && (q.y - 4.6).abs() < 1e-12, "{q}");
+        // Crossing the thin wall is undone: the body stays on its side.
+        let q = w.project(v(14.0, 7.1), v(14.0, 6.95), r);
+        assert!(q.y < 7.0, "{q}");
+    }
+
+    #[test]
+    fn concave_polygon_interior_point_is_inside() {
+        let u = vec![
+            v(0.0, 0.0),
+            v(3.0, 0.0),
+            v(3.0, 3.0),
+            v(2.0, 3.0),
+            v(2.0, 1.0),
+            v(1.0, 1.0),
+            v(1.0, 3.0),
+            v(0.0, 3.0),
+        ];
+        let p = interior_point(&Shape::Polygon(u.clone()));
+        assert!(contains(&Shape::Polygon(u), p), "{p}");
+    }
+}

@@ -1,0 +1,69 @@
+//! A `crowd run` killed mid-run leaves either no trace or the previous
+//! complete one at the output path, never a partial file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crowd-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A scenario that runs for many seconds.
+const LONG: &str = "
+scenario long { seed 1; duration 600 s; step 1/24 s; record every 1 steps }
+world { bounds (0 m, 0 m) to (100 m, 40 m)  region a rect (1 m, 1 m) to (40 m, 39 m)  region b rect (60 m, 1 m) to (99 m, 39 m) }
+population east { count 1500; spawn in a; goal region b; behaviour go }
+population west { count 1500; spawn in b; goal region a; behaviour go }
+behaviour go { seek goal using straight }
+";
+
+/// Starts a run, waits until it is writing, kills it (SIGKILL on Unix) and waits for it.
+fn run_and_kill(dir: &Path, out: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(["run", "long.crowd", "--out", out])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("crowd starts");
+    let start = Instant::now();
+    let writing =
+        || fs::read_dir(dir).unwrap().filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-"));
+    while !writing() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(writing(), "the run never started writing");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "the run finished before it could be killed");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_killed_run_leaves_no_partial_trace() {
+    let dir = temp_dir("kill");
+    fs::write(dir.join("long.crowd"), LONG).unwrap();
+
+    run_and_kill(&dir, "trace.csv");
+    assert!(!dir.join("trace.csv").exists(), "a partial trace was left at the output path");
+    assert!(!dir.join("trace.meta.json").exists());
+
+    // With a previous complete trace in place, it survives untouched.
+    let short = LONG.replace("duration 600 s", "duration 1 s");
+    fs::write(dir.join("short.crowd"), short).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(["run", "short.crowd", "--out", "trace.csv"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let previous = fs::read(dir.join("trace.csv")).unwrap();
+    run_and_kill(&dir, "trace.csv");
+    assert!(fs::read(dir.join("trace.csv")).unwrap() == previous, "the previous trace was damaged");
+    let _ = fs::remove_dir_all(&dir);
+}

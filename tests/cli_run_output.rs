@@ -1,0 +1,98 @@
+//! `crowd run`: where the trace goes, its companions, and that the bytes do
+//! not depend on the thread count or the destination.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crowd-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn crowd(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crowd")).args(args).current_dir(dir).output().expect("crowd runs")
+}
+
+fn scenario(dir: &Path) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/basics/counter_flow.crowd");
+    let dst = dir.join("flow.crowd");
+    fs::copy(src, &dst).unwrap();
+    dst
+}
+
+#[test]
+fn the_default_path_threads_and_stdout_give_the_same_trace() {
+    let dir = temp_dir("run-out");
+    scenario(&dir);
+    let o = crowd(&dir, &["run", "flow.crowd"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("out/flow.csv") && stderr.contains("out/flow.meta.json"),
+        "says where the trace went: {stderr}"
+    );
+    let default = fs::read(dir.join("out/flow.csv")).unwrap();
+    assert!(default.starts_with(b"id,frame,t,x,y,vx,vy,ori_x,ori_y,population,group,state\n"));
+
+    for threads in ["1", "2", "8"] {
+        let path = format!("t{threads}.csv");
+        let o = crowd(&dir, &["run", "flow.crowd", "--threads", threads, "--out", &path]);
+        assert!(o.status.success());
+        assert!(fs::read(dir.join(&path)).unwrap() == default, "--threads {threads} changed the trace");
+    }
+    let o = crowd(&dir, &["run", "flow.crowd", "--out", "-"]);
+    assert!(o.status.success());
+    assert!(o.stdout == default, "standard output differs from the file");
+
+    let meta: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("out/flow.meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["seed"], 3);
+    assert_eq!(meta["scenario"]["name"], "counter_flow");
+    assert!(meta["scenario"]["hash"].as_str().unwrap().starts_with("fnv1a64:"));
+    assert_eq!(meta["frame_rate_hz"], 1.0);
+    assert!(meta["walkable_area_wkt"].as_str().unwrap().starts_with("POLYGON ((0 0, 40 0, 40 8, 0 8, 0 0))"));
+    assert_eq!(meta["parameters"]["space_colonization"]["t_min"], 0.5);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn seed_precision_and_stats() {
+    let dir = temp_dir("run-opts");
+    scenario(&dir);
+    assert!(crowd(&dir, &["run", "flow.crowd", "--out", "a.csv"]).status.success());
+    assert!(crowd(&dir, &["run", "flow.crowd", "--out", "b.csv", "--seed", "4"]).status.success());
+    assert!(fs::read(dir.join("a.csv")).unwrap() != fs::read(dir.join("b.csv")).unwrap());
+
+    let o = crowd(&dir, &["run", "flow.crowd", "--out", "p.csv", "--precision", "3", "--stats"]);
+    assert!(o.status.success());
+    let stats = String::from_utf8_lossy(&o.stderr);
+    for word in ["agents:", "steps:", "wall time:", "simulation:", "writing:", "agent-steps per s:"] {
+        assert!(stats.contains(word), "--stats prints {word}: {stats}");
+    }
+    let p = fs::read_to_string(dir.join("p.csv")).unwrap();
+    let row = p.lines().nth(200).unwrap();
+    let x = row.split(',').nth(3).unwrap();
+    assert_eq!(x.split('.').nth(1).map(str::len), Some(3), "{row}");
+    assert!(!p.split([',', '\n']).any(|f| f == "-0.000"), "no negative zero");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unimplemented_model_fails_clearly_and_writes_nothing() {
+    let dir = temp_dir("run-model");
+    let text = fs::read_to_string(scenario(&dir))
+        .unwrap()
+        .replace("seek goal using straight", "seek goal using straight; wander");
+    fs::write(dir.join("tree.crowd"), text).unwrap();
+    let o = crowd(&dir, &["run", "tree.crowd"]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("needs the wander model (wander in default of behaviour cross), which is not implemented yet"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out/tree.csv").exists());
+    let _ = fs::remove_dir_all(&dir);
+}

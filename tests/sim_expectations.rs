@@ -1,0 +1,111 @@
+//! Expectations are evaluated over the recorded frames: each kind can hold
+//! and can fail, and a kind that cannot be evaluated yet fails loudly.
+
+mod sim_support;
+
+use crowd::ir::*;
+use crowd::trace::metrics::{evaluate, Verdict};
+use sim_support::*;
+
+fn expect(text: &str, kind: ExpectationKind) -> Expectation {
+    Expectation { text: text.into(), kind }
+}
+
+/// Two crowds crossing a room with a box in the middle.
+fn scene() -> Program {
+    let mut p = program(rect(0.0, 0.0, 30.0, 10.0), 30.0);
+    p.header.record_every = 12;
+    p.world.regions = vec![
+        region("west", Shape::Rect(rect(0.5, 0.5, 6.0, 9.5))),
+        region("east", Shape::Rect(rect(24.0, 0.5, 29.5, 9.5))),
+    ];
+    p.world.obstacles = vec![Obstacle { name: "box".into(), shape: Shape::Rect(rect(14.0, 8.0, 16.0, 10.0)) }];
+    p.populations = vec![
+        population("eastward", 20, Place::Region(RegionId(0)), Some(Goal::Region(RegionId(1)))),
+        population("westward", 20, Place::Region(RegionId(1)), Some(Goal::Region(RegionId(0)))),
+    ];
+    p
+}
+
+fn verdicts(p: &Program) -> Vec<Verdict> {
+    let (bytes, outcome) = run(p);
+    let rec = recorded(p, &bytes);
+    evaluate(p, &rec, &outcome.log).into_iter().map(|c| c.verdict).collect()
+}
+
+fn holds(v: &Verdict) -> bool {
+    matches!(v, Verdict::Holds(_))
+}
+
+#[test]
+fn every_kind_can_hold_and_can_fail() {
+    let east = Subject::Population(PopulationId(0));
+    let all = Subject::Everyone;
+    let mut p = scene();
+    p.expectations = vec![
+        expect("reach by 29 s", ExpectationKind::ReachesGoal { who: all, by: Some(29.0) }),
+        expect("reach by 2 s", ExpectationKind::ReachesGoal { who: all, by: Some(2.0) }),
+        expect("apart 0.05", ExpectationKind::MinDistance { among: all, distance: 0.05 }),
+        expect("apart 0.6", ExpectationKind::MinDistance { among: all, distance: 0.6 }),
+        expect("out of the box", ExpectationKind::NeverInside { who: all, obstacle: None }),
+        expect(
+            "east in east at 28 s",
+            ExpectationKind::FractionInside { who: east, fraction: 0.75, area: AreaRef::Region(RegionId(1)), at: 28.0 },
+        ),
+        expect(
+            "east in east at 1 s",
+            ExpectationKind::FractionInside { who: east, fraction: 0.9, area: AreaRef::Region(RegionId(1)), at: 1.0 },
+        ),
+        expect("40 alive", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: 10.0 }),
+        expect("30 alive", ExpectationKind::CountIs { who: all, count: 30, tolerance: 5, at: 10.0 }),
+        expect("after the end", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: 100.0 }),
+        expect(
+            "east away from west",
+            ExpectationKind::AwayFrom {
+                who: east,
+                from: Subject::Population(PopulationId(1)),
+                distance: 10.0,
+                at: 0.0,
+            },
+        ),
+        expect(
+            "east away from west later",
+            ExpectationKind::AwayFrom {
+                who: east,
+                from: Subject::Population(PopulationId(1)),
+                distance: 10.0,
+                at: 12.0,
+            },
+        ),
+        expect("formation", ExpectationKind::FormationIs { group: east, formation: FormationKind::River, at: 5.0 }),
+    ];
+    let v = verdicts(&p);
+    let got: Vec<bool> = v.iter().map(holds).collect();
+    assert_eq!(got, [true, false, true, false, true, true, false, true, false, false, true, false, false], "{v:#?}");
+    assert!(matches!(v[12], Verdict::NotImplemented(_)), "an unevaluable kind never passes: {:?}", v[12]);
+    assert!(matches!(&v[9], Verdict::Fails(d) if d.contains("the run ends at 30 s")), "{:?}", v[9]);
+}
+
+#[test]
+fn lanes_and_surround_are_measured() {
+    let mut p = scene();
+    p.header.duration = 12.0;
+    p.expectations = vec![
+        expect("lanes", ExpectationKind::Lanes { among: Subject::Everyone, threshold: 0.5, at: 8.0 }),
+        expect("impossible lanes", ExpectationKind::Lanes { among: Subject::Everyone, threshold: 1.01, at: 8.0 }),
+        // Everyone around the box's centre covers little of the circle at the start.
+        expect(
+            "spread",
+            ExpectationKind::Surrounds {
+                who: Subject::Population(PopulationId(0)),
+                target: Subject::Population(PopulationId(1)),
+                spread: 6.0,
+                at: 0.0,
+            },
+        ),
+    ];
+    let v = verdicts(&p);
+    assert!(holds(&v[0]), "{:?}", v[0]);
+    assert!(!holds(&v[1]), "{:?}", v[1]);
+    assert!(!holds(&v[2]), "{:?}", v[2]);
+}
