@@ -1,0 +1,19 @@
+//! Running the built `crowd` binary from integration tests, in scratch folders.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty folder for one test (named after it and the process).
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crowd-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `crowd ARGS` in `dir`.
+pub fn crowd(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crowd")).args(args).current_dir(dir).output().expect("crowd runs")
+}
