@@ -4,8 +4,11 @@
 
 mod batch;
 mod check;
+mod metrics;
+mod render;
 mod run;
 mod test;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,6 +45,12 @@ enum Command {
     Test(test::TestArgs),
     /// Run a scenario over a range of seeds in parallel.
     Batch(batch::BatchArgs),
+    /// Draw a run: the world and the agents' paths, or one frame (SVG or PNG).
+    Render(render::RenderArgs),
+    /// Write a self-contained HTML player for a run.
+    View(view::ViewArgs),
+    /// Measure a run: collisions, intrusions, goals, paths, speed, density, groups, lanes.
+    Metrics(metrics::MetricsArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -58,6 +67,9 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::test(args),
         Command::Batch(args) => batch::batch(args),
+        Command::Render(args) => render::render(args),
+        Command::View(args) => view::view(args),
+        Command::Metrics(args) => metrics::metrics(args),
     }
 }
 

@@ -29,6 +29,9 @@ pub enum Purpose {
     PickGoal = 6,
     /// A seek target chosen among objects (entity: the agent).
     Target = 7,
+    /// Marker generation (entity: population = the density layer, 0 for the
+    /// base and `i + 1` for override `i`; index = the tile).
+    Markers = 8,
 }
 
 /// Who draws: the `index`-th agent of the population whose key is

@@ -38,7 +38,8 @@ pub fn subject_matches(program: &Program, subject: Subject, population: u32) -> 
     }
 }
 
-fn bbox(points: &[Vec2]) -> Rect {
+/// The smallest rectangle holding every point (inverted for no points).
+pub fn bbox(points: &[Vec2]) -> Rect {
     let mut r = Rect { min: Vec2::splat(f64::INFINITY), max: Vec2::splat(f64::NEG_INFINITY) };
     for p in points {
         r.min = r.min.min(*p);

@@ -14,6 +14,7 @@ pub mod csv;
 pub mod float;
 pub mod frame;
 pub mod golden;
+pub mod measure;
 pub mod meta;
 pub mod metrics;
 pub mod read;

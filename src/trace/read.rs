@@ -7,6 +7,8 @@
 
 use std::ops::Range;
 
+use super::frame::NONE;
+use super::measure::Trace;
 use crate::ir::{Program, Vec2};
 
 /// A parsed CSV: the header and the data rows as text.
@@ -54,65 +56,52 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// Reads a trace written for `program` (population names are looked up in it).
+    /// Reads a trace written for `program` (population names are looked up in
+    /// it). The CSV is read by [`Trace`], the one trace reader.
     pub fn parse(bytes: &[u8], program: &Program) -> Result<Recorded, String> {
-        let table = Table::parse(bytes)?;
-        let col = |name: &str| table.column(name).ok_or_else(|| format!("the trace has no `{name}` column"));
-        let (c_id, c_frame, c_t) = (col("id")?, col("frame")?, col("t")?);
-        let (c_x, c_y, c_vx, c_vy) = (col("x")?, col("y")?, col("vx")?, col("vy")?);
-        let (c_pop, c_group) = (col("population")?, col("group")?);
-        let mut out = Recorded::default();
+        let trace = Trace::parse_allowing_empty(bytes)?;
+        for name in ["vx", "vy", "population", "group"] {
+            if !trace.has_column(name) {
+                return Err(format!("the trace has no `{name}` column"));
+            }
+        }
+        Ok(Recorded::from_trace(trace, program))
+    }
+
+    /// The columns of `trace` that metrics need, populations as indices into
+    /// `program` (`u32::MAX` for a name it lacks), and frames up to the end of
+    /// the run `program` describes.
+    pub fn from_trace(trace: Trace, program: &Program) -> Recorded {
         let h = &program.header;
         // Frames without agents have no rows: their time comes from the header.
         let frame_t = |k: u64| k as f64 * f64::from(h.record_every.max(1)) * h.dt;
         let expected_frames = h.steps() / u64::from(h.record_every.max(1)) + 1;
-        for (k, row) in table.rows.iter().enumerate() {
-            let line = k + 2;
-            let field = |c: usize| row.get(c).map(String::as_str).unwrap_or("");
-            let num = |c: usize| -> Result<f64, String> {
-                field(c)
-                    .parse::<f64>()
-                    .map_err(|_| format!("line {line}: `{}` is not a number ({})", field(c), table.header[c]))
-            };
-            let int = |c: usize| -> Result<u64, String> {
-                field(c)
-                    .parse::<u64>()
-                    .map_err(|_| format!("line {line}: `{}` is not a whole number ({})", field(c), table.header[c]))
-            };
-            let frame = int(c_frame)?;
-            let t = num(c_t)?;
-            while out.frames.len() as u64 <= frame {
-                let start = out.id.len();
-                out.frames.push(FrameSpan { t: frame_t(out.frames.len() as u64), rows: start..start });
-            }
-            if frame + 1 != out.frames.len() as u64 {
-                return Err(format!("line {line}: frame {frame} comes after frame {}", out.frames.len() - 1));
-            }
-            let id = int(c_id)?;
-            let id = u32::try_from(id).map_err(|_| format!("line {line}: id {id} is too large"))?;
-            if out.frames[frame as usize].rows.end > out.frames[frame as usize].rows.start
-                && out.id.last().is_some_and(|&last| last >= id)
-            {
-                return Err(format!("line {line}: id {id} is out of order within frame {frame}"));
-            }
-            out.id.push(id);
-            out.pos.push(Vec2::new(num(c_x)?, num(c_y)?));
-            out.vel.push(Vec2::new(num(c_vx)?, num(c_vy)?));
-            let name = field(c_pop);
-            out.population.push(program.populations.iter().position(|p| p.name == name).map_or(u32::MAX, |p| p as u32));
-            out.group.push(match field(c_group) {
-                "" => None,
-                g => Some(g.parse::<u32>().map_err(|_| format!("line {line}: group `{g}` is not a whole number"))?),
-            });
-            let f = &mut out.frames[frame as usize];
-            f.t = t;
-            f.rows.end = out.id.len();
+        let index: Vec<u32> = trace
+            .populations
+            .iter()
+            .map(|name| program.populations.iter().position(|p| &p.name == name).map_or(u32::MAX, |p| p as u32))
+            .collect();
+        let mut frames: Vec<FrameSpan> = trace
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(k, f)| FrameSpan {
+                t: if f.rows.is_empty() { frame_t(k as u64) } else { f.t },
+                rows: f.rows.clone(),
+            })
+            .collect();
+        while (frames.len() as u64) < expected_frames {
+            let end = trace.id.len();
+            frames.push(FrameSpan { t: frame_t(frames.len() as u64), rows: end..end });
         }
-        while (out.frames.len() as u64) < expected_frames {
-            let end = out.id.len();
-            out.frames.push(FrameSpan { t: frame_t(out.frames.len() as u64), rows: end..end });
+        Recorded {
+            frames,
+            population: trace.population.iter().map(|&p| index[p as usize]).collect(),
+            group: trace.group.iter().map(|&g| (g != NONE).then_some(g)).collect(),
+            id: trace.id,
+            pos: trace.pos,
+            vel: trace.vel,
         }
-        Ok(out)
     }
 
     /// The last frame recorded at or before `t` (s), if the run got that far.

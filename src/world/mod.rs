@@ -2,4 +2,5 @@
 
 pub mod geometry;
 pub mod grid;
+pub mod markers;
 pub mod walkable;

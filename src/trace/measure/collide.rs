@@ -1,0 +1,212 @@
+//! Collisions between agents and intrusions into obstacles, counted as events.
+//!
+//! Two bodies collide when their centres are closer than the sum of their
+//! radii by more than [`OVERLAP_EPS`] (1 mm: bodies held at contact by
+//! distance enforcement do not count). A pair's contact that starts in a frame
+//! (the pair did not overlap in the previous frame, or one of them did not
+//! exist yet) is one collision event, however long it lasts. Obstacle
+//! intrusions are counted the same way per (agent, obstacle).
+
+use crate::ir::{Obstacle, Rect, Vec2};
+use crate::trace::metrics::bbox;
+use crate::world::geometry::{bounding_box, contains, signed_distance};
+use crate::world::grid::Grid;
+
+use super::load::Trace;
+
+/// Overlaps shallower than this are contact, not collision, m: distance
+/// enforcement leaves bodies pressed together a few micrometres inside
+/// `t_min`, which is touching, not colliding.
+pub const OVERLAP_EPS: f64 = 1e-3;
+
+/// The pairs of discs that overlap: `(i, j, depth)` with `i < j` (indices
+/// into the slices) and `depth = r_i + r_j - |p_i - p_j|`, sorted by `(i, j)`.
+pub fn overlapping_pairs(pos: &[Vec2], radius: &[f64]) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    if pos.len() < 2 {
+        return out;
+    }
+    let max_r = radius.iter().copied().fold(0.0, f64::max);
+    if max_r <= 0.0 {
+        return out;
+    }
+    let mut grid = Grid::new(bbox(pos), 2.0 * max_r, (pos.len() as u64 * 4).max(64));
+    grid.rebuild(pos);
+    for (i, p) in pos.iter().enumerate() {
+        let ri = radius[i];
+        grid.for_each_candidate(*p, ri + max_r, |j| {
+            let j = j as usize;
+            if j <= i {
+                return;
+            }
+            let depth = ri + radius[j] - p.distance(pos[j]);
+            if depth > OVERLAP_EPS {
+                out.push((i as u32, j as u32, depth));
+            }
+        });
+    }
+    out.sort_by_key(|&(i, j, _)| (i, j));
+    out
+}
+
+/// Where and when something first happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct First {
+    pub t: f64,
+    pub frame: usize,
+    pub a: u32,
+    /// The other agent's id, or the obstacle's index.
+    pub b: u32,
+}
+
+/// Agent-agent collisions over a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Collisions {
+    /// Contacts that started (each pair's contact counts once while it lasts).
+    pub events: u64,
+    /// Distinct pairs that ever overlapped.
+    pub pairs: u64,
+    /// Σ over frames of the overlapping pairs.
+    pub pair_frames: u64,
+    /// The deepest overlap, m (0 without any).
+    pub max_depth: f64,
+    pub first: Option<First>,
+    /// Per frame: overlapping pairs, and how many of them started there.
+    pub per_frame: Vec<(u32, u32)>,
+}
+
+/// Collisions over every frame of `trace`; `radius` is per row.
+pub fn collisions(trace: &Trace, radius: &[f64]) -> Collisions {
+    let mut out = Collisions::default();
+    let mut previous: Vec<(u32, u32)> = Vec::new();
+    let mut started: Vec<(u32, u32)> = Vec::new();
+    for (k, f) in trace.frames.iter().enumerate() {
+        let rows = f.rows.clone();
+        let pairs = overlapping_pairs(&trace.pos[rows.clone()], &radius[rows.clone()]);
+        let mut now: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
+        let mut new = 0u32;
+        for &(i, j, depth) in &pairs {
+            let key = (trace.id[rows.start + i as usize], trace.id[rows.start + j as usize]);
+            out.max_depth = out.max_depth.max(depth);
+            if previous.binary_search(&key).is_err() {
+                new += 1;
+                started.push(key);
+                if out.first.is_none() {
+                    out.first = Some(First { t: f.t, frame: k, a: key.0, b: key.1 });
+                }
+            }
+            now.push(key);
+        }
+        // Ids increase with rows within a frame, so `now` is sorted.
+        out.events += u64::from(new);
+        out.pair_frames += now.len() as u64;
+        out.per_frame.push((now.len() as u32, new));
+        previous = now;
+    }
+    started.sort_unstable();
+    started.dedup();
+    out.pairs = started.len() as u64;
+    out
+}
+
+/// Agent-obstacle intrusions over a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Intrusions {
+    /// Body-obstacle overlaps that started (one per agent and obstacle while it lasts).
+    pub events: u64,
+    /// Σ over frames of the agents overlapping an obstacle.
+    pub agent_frames: u64,
+    /// Σ over frames of the agents whose centre is inside an obstacle (what
+    /// the expectation `nobody inside obstacles` checks).
+    pub centre_inside: u64,
+    /// The deepest overlap, m.
+    pub max_depth: f64,
+    /// `b` is the obstacle's index.
+    pub first: Option<First>,
+    /// The first centre inside an obstacle.
+    pub first_inside: Option<First>,
+}
+
+/// How deep a disc at `p` of radius `r` reaches into `shape` (≤ 0: clear of it).
+pub fn penetration(shape: &crate::ir::Shape, p: Vec2, r: f64) -> f64 {
+    r - signed_distance(shape, p)
+}
+
+/// Intrusions into `obstacles` over every frame; `radius` is per row.
+pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intrusions {
+    let mut out = Intrusions::default();
+    let max_r = radius.iter().copied().fold(0.0, f64::max);
+    let boxes: Vec<Rect> = obstacles
+        .iter()
+        .map(|o| {
+            let b = bounding_box(&o.shape);
+            Rect { min: b.min - max_r, max: b.max + max_r }
+        })
+        .collect();
+    let mut previous: Vec<(u32, u32)> = Vec::new();
+    for (k, f) in trace.frames.iter().enumerate() {
+        let mut now: Vec<(u32, u32)> = Vec::new();
+        for r in f.rows.clone() {
+            let p = trace.pos[r];
+            let mut overlapping = false;
+            let mut inside = false;
+            for (o, ob) in obstacles.iter().enumerate() {
+                if !boxes[o].contains(p) {
+                    continue;
+                }
+                if contains(&ob.shape, p) {
+                    inside = true;
+                    if out.first_inside.is_none() {
+                        out.first_inside = Some(First { t: f.t, frame: k, a: trace.id[r], b: o as u32 });
+                    }
+                }
+                let depth = penetration(&ob.shape, p, radius[r]);
+                if depth > OVERLAP_EPS {
+                    overlapping = true;
+                    out.max_depth = out.max_depth.max(depth);
+                    let key = (trace.id[r], o as u32);
+                    if previous.binary_search(&key).is_err() {
+                        out.events += 1;
+                        if out.first.is_none() {
+                            out.first = Some(First { t: f.t, frame: k, a: key.0, b: key.1 });
+                        }
+                    }
+                    now.push(key);
+                }
+            }
+            out.agent_frames += u64::from(overlapping);
+            out.centre_inside += u64::from(inside);
+        }
+        previous = now;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlaps_match_a_brute_force() {
+        let mut s = 99u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let pos: Vec<Vec2> = (0..400).map(|_| Vec2::new(next() * 20.0, next() * 10.0)).collect();
+        let radius: Vec<f64> = (0..400).map(|_| 0.1 + next() * 0.3).collect();
+        let got: Vec<(u32, u32)> = overlapping_pairs(&pos, &radius).iter().map(|&(i, j, _)| (i, j)).collect();
+        let mut want = Vec::new();
+        for i in 0..pos.len() {
+            for j in i + 1..pos.len() {
+                if radius[i] + radius[j] - pos[i].distance(pos[j]) > OVERLAP_EPS {
+                    want.push((i as u32, j as u32));
+                }
+            }
+        }
+        assert!(!want.is_empty());
+        assert_eq!(got, want);
+    }
+}

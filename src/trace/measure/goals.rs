@@ -1,0 +1,274 @@
+//! Goals, trips and travel times, read from the trace.
+//!
+//! What an agent walks to comes from the trace's `goal` column when it has
+//! one (a point `(x y)`, or a region or object of the scenario), else from the
+//! scenario (the population's goal; its exit region once the agent is in state
+//! `leaving`). A *trip* is a run of frames with the same goal; it is complete
+//! at the first frame the agent is inside the goal region (a door: within the
+//! reach of it) or within the reach of the goal point. The reach defaults to
+//! the scenario's `motion.arrival_radius` plus [`ARRIVAL_SLACK`]: an agent in a
+//! crowd that stops around a point arrives by touching an agent that has
+//! already arrived, up to that far away. An agent that disappears before the
+//! end of the run while walking to a region, within one frame's walk of it,
+//! arrived there between two frames (the executor removes agents on arrival at
+//! their exit); its arrival time is taken as its last frame's.
+
+use crate::ir::{Goal, Leave, Program, Shape, Vec2};
+use crate::trace::frame::NONE;
+use crate::world::geometry::{closest_on_segment, signed_distance};
+
+use super::load::Trace;
+use super::motion::path_ratio;
+
+/// How far beyond the arrival radius an agent may stop and still have arrived, m.
+pub const ARRIVAL_SLACK: f64 = 2.0;
+/// The scenario-less arrival radius, m (the scenario default).
+pub const DEFAULT_ARRIVAL_RADIUS: f64 = 0.3;
+/// An agent is stuck if it moved less than this over its last [`STUCK_WINDOW`] s, m.
+pub const STUCK_DISTANCE: f64 = 0.5;
+/// s.
+pub const STUCK_WINDOW: f64 = 5.0;
+
+/// Something an agent walks to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Point(Vec2),
+    /// A region or space: reached inside; a segment (door): within the reach.
+    Area(Shape),
+    /// Known by name only (another agent, an unknown name): trips to it are not measured.
+    Unknown,
+}
+
+impl Target {
+    fn reached(&self, p: Vec2, reach: f64) -> bool {
+        match self {
+            Target::Point(q) => p.distance_squared(*q) <= reach * reach,
+            Target::Area(Shape::Segment { a, b }) => closest_on_segment(*a, *b, p).distance_squared(p) <= reach * reach,
+            Target::Area(s) => crate::world::geometry::contains(s, p),
+            Target::Unknown => false,
+        }
+    }
+
+    fn distance(&self, p: Vec2) -> f64 {
+        match self {
+            Target::Point(q) => p.distance(*q),
+            Target::Area(s) => signed_distance(s, p).max(0.0),
+            Target::Unknown => f64::INFINITY,
+        }
+    }
+}
+
+/// Each row's target: an index into `targets`, or [`NONE`].
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    pub targets: Vec<Target>,
+    pub row: Vec<u32>,
+}
+
+/// Parses a point goal as the trace writes it: `(x y)`.
+pub fn parse_point(s: &str) -> Option<Vec2> {
+    let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let mut it = inner.split_whitespace();
+    let x = it.next()?.parse::<f64>().ok().filter(|v| v.is_finite())?;
+    let y = it.next()?.parse::<f64>().ok().filter(|v| v.is_finite())?;
+    it.next().is_none().then_some(Vec2::new(x, y))
+}
+
+fn named(program: Option<&Program>, name: &str) -> Target {
+    if let Some(p) = parse_point(name) {
+        return Target::Point(p);
+    }
+    let Some(program) = program else { return Target::Unknown };
+    if let Some(r) = program.world.regions.iter().find(|r| r.name == name) {
+        return Target::Area(r.shape.clone());
+    }
+    if let Some(o) = program.objects.iter().find(|o| o.name == name) {
+        return Target::Point(o.position);
+    }
+    if let Some(s) = program.spaces.iter().find(|s| s.name == name) {
+        return Target::Area(s.shape.clone());
+    }
+    Target::Unknown
+}
+
+fn goal_target(program: &Program, goal: &Goal) -> Target {
+    match goal {
+        Goal::Point(p) => Target::Point(*p),
+        Goal::Region(r) => Target::Area(program.world.regions[r.index()].shape.clone()),
+        Goal::Object(o) => Target::Point(program.objects[o.index()].position),
+        Goal::Resource(_) | Goal::Agent(_) => Target::Unknown,
+    }
+}
+
+/// Every row's target, or `None` when neither the trace nor the scenario says.
+pub fn targets(trace: &Trace, program: Option<&Program>) -> Option<Targets> {
+    if trace.has_column("goal") {
+        let targets: Vec<Target> = trace.goals.iter().map(|g| named(program, g)).collect();
+        return Some(Targets { targets, row: trace.goal.clone() });
+    }
+    let program = program?;
+    // Per population: its goal, and its exit region for agents in state `leaving`.
+    let mut targets = Vec::new();
+    let mut by_population: Vec<(u32, u32)> = Vec::new();
+    for name in &trace.populations {
+        let p = program.populations.iter().find(|p| &p.name == name);
+        let mut add = |t: Option<Target>| match t {
+            None => NONE,
+            Some(t) => {
+                targets.push(t);
+                targets.len() as u32 - 1
+            }
+        };
+        let goal = add(p.and_then(|p| p.goal.as_ref()).map(|g| goal_target(program, g)));
+        let exit = add(p.and_then(|p| match p.leave {
+            Leave::Via { region, .. } => Some(Target::Area(program.world.regions[region.index()].shape.clone())),
+            _ => None,
+        }));
+        by_population.push((goal, exit));
+    }
+    if targets.is_empty() {
+        return None;
+    }
+    let leaving = trace.states.iter().position(|s| s == "leaving").map_or(NONE, |k| k as u32);
+    let row = (0..trace.rows())
+        .map(|r| {
+            let (goal, exit) = by_population[trace.population[r] as usize];
+            if leaving != NONE && trace.state[r] == leaving && exit != NONE {
+                exit
+            } else {
+                goal
+            }
+        })
+        .collect();
+    Some(Targets { targets, row })
+}
+
+/// Goal metrics over a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Goals {
+    /// Agents that had a measurable goal at some frame.
+    pub agents_with_goal: u64,
+    /// Of those, the agents that reached one at least once.
+    pub agents_arrived: u64,
+    pub trips: u64,
+    pub trips_done: u64,
+    /// Duration of every completed trip, in track order, s.
+    pub travel_times: Vec<f64>,
+    /// Path length over the straight line of every completed trip that ended
+    /// at least [`super::motion::MIN_STRAIGHT`] from where it started.
+    pub trip_ratios: Vec<f64>,
+    /// Per track: when the agent first arrived, s.
+    pub first_arrival: Vec<Option<f64>>,
+    /// Agents whose last trip is unfinished and who barely moved over their last [`STUCK_WINDOW`] s.
+    pub stuck: Vec<u32>,
+}
+
+/// Trips and arrivals of every agent. `reach`: see the module documentation.
+pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
+    let mut out = Goals::default();
+    let last_frame = trace.frames.len().saturating_sub(1);
+    for k in 0..trace.tracks.len() {
+        let rows = trace.tracks.rows(k);
+        let mut current = NONE;
+        let mut trip_start = 0.0;
+        let mut trip_done = true;
+        let mut had_goal = false;
+        let mut first: Option<f64> = None;
+        let mut trip_from = 0usize;
+        let mut pts: Vec<crate::ir::Vec2> = Vec::new();
+        let mut ratio = |from: usize, to: usize, out: &mut Goals| {
+            pts.clear();
+            pts.extend(rows[from..=to].iter().map(|&r| trace.pos[r as usize]));
+            if let Some(x) = path_ratio(&pts) {
+                out.trip_ratios.push(x);
+            }
+        };
+        for (i, &r) in rows.iter().enumerate() {
+            let r = r as usize;
+            let t = trace.frames[trace.frame_of(r)].t;
+            let target = targets.row[r];
+            if target != current {
+                current = target;
+                let measurable = target != NONE && targets.targets[target as usize] != Target::Unknown;
+                trip_done = !measurable;
+                if measurable {
+                    out.trips += 1;
+                    had_goal = true;
+                    trip_start = t;
+                    trip_from = i;
+                }
+            }
+            if !trip_done && targets.targets[current as usize].reached(trace.pos[r], reach) {
+                trip_done = true;
+                out.trips_done += 1;
+                out.travel_times.push(t - trip_start);
+                ratio(trip_from, i, &mut out);
+                first.get_or_insert(t);
+            }
+        }
+        let Some(&last) = rows.last() else { continue };
+        let last = last as usize;
+        if !trip_done && trace.frame_of(last) < last_frame {
+            if let Target::Area(_) = &targets.targets[current as usize] {
+                let walk = trace.vel[last].length() * trace.interval * 1.5;
+                if targets.targets[current as usize].distance(trace.pos[last]) <= walk + 1e-9 {
+                    let t = trace.frames[trace.frame_of(last)].t;
+                    trip_done = true;
+                    out.trips_done += 1;
+                    out.travel_times.push(t - trip_start);
+                    ratio(trip_from, rows.len() - 1, &mut out);
+                    first.get_or_insert(t);
+                }
+            }
+        }
+        if !trip_done && is_stuck(trace, rows) {
+            out.stuck.push(trace.tracks.id[k]);
+        }
+        out.agents_with_goal += u64::from(had_goal);
+        out.agents_arrived += u64::from(first.is_some());
+        out.first_arrival.push(first);
+    }
+    out
+}
+
+/// Whether the agent moved less than [`STUCK_DISTANCE`] over the last [`STUCK_WINDOW`] s of its track.
+fn is_stuck(trace: &Trace, rows: &[u32]) -> bool {
+    let (Some(&a), Some(&b)) = (rows.first(), rows.last()) else { return false };
+    let t_end = trace.frames[trace.frame_of(b as usize)].t;
+    if t_end - trace.frames[trace.frame_of(a as usize)].t < STUCK_WINDOW - 1e-9 {
+        return false;
+    }
+    let end = trace.pos[b as usize];
+    rows.iter()
+        .rev()
+        .map(|&r| r as usize)
+        .take_while(|&r| t_end - trace.frames[trace.frame_of(r)].t <= STUCK_WINDOW + 1e-9)
+        .all(|r| trace.pos[r].distance(end) < STUCK_DISTANCE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_parse_as_the_trace_writes_them() {
+        assert_eq!(parse_point("(37 10)"), Some(Vec2::new(37.0, 10.0)));
+        assert_eq!(parse_point("(1.5 -2)"), Some(Vec2::new(1.5, -2.0)));
+        assert_eq!(parse_point("tv"), None);
+        assert_eq!(parse_point("(1 2 3)"), None);
+    }
+
+    #[test]
+    fn a_walk_to_a_point_is_one_trip() {
+        let mut csv = String::from("id,frame,t,x,y,goal\n");
+        for k in 0..10 {
+            csv.push_str(&format!("0,{k},{k},{},0,(9 0)\n", k));
+        }
+        let trace = Trace::parse(csv.as_bytes()).unwrap();
+        let targets = targets(&trace, None).unwrap();
+        let g = goals(&trace, &targets, 0.3);
+        assert_eq!((g.agents_with_goal, g.agents_arrived, g.trips, g.trips_done), (1, 1, 1, 1));
+        assert_eq!(g.travel_times, vec![9.0]);
+        assert!(g.stuck.is_empty());
+    }
+}

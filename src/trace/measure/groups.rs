@@ -1,0 +1,211 @@
+//! Groups: cohesion (distance to the group's centroid) and formation error.
+//!
+//! A group is the agents sharing a trace `group` number in a frame; groups
+//! with fewer than two members alive in a frame are skipped in that frame.
+
+use crate::ir::{Formation, Program, Vec2};
+use crate::math;
+use crate::trace::frame::NONE;
+use crate::trace::metrics::MOVING;
+
+use super::load::Trace;
+
+/// Distance between neighbouring slots of the side-by-side, V and river
+/// templates, m (shoulder to shoulder with a little room).
+pub const FORMATION_SPACING: f64 = 0.8;
+/// Above this many members, slots are assigned greedily instead of by trying every permutation.
+const EXACT_ASSIGNMENT: usize = 7;
+
+/// The rows of a frame that belong to a group, as `(group, rows)` by increasing group number.
+pub fn frame_groups(trace: &Trace, frame: usize) -> Vec<(u32, Vec<usize>)> {
+    let mut rows: Vec<usize> = trace.frame_rows(frame).filter(|&r| trace.group[r] != NONE).collect();
+    rows.sort_by_key(|&r| (trace.group[r], r));
+    let mut out: Vec<(u32, Vec<usize>)> = Vec::new();
+    for r in rows {
+        match out.last_mut() {
+            Some((g, members)) if *g == trace.group[r] => members.push(r),
+            _ => out.push((trace.group[r], vec![r])),
+        }
+    }
+    out.retain(|(_, m)| m.len() >= 2);
+    out
+}
+
+fn centroid(points: &[Vec2]) -> Vec2 {
+    points.iter().copied().sum::<Vec2>() / points.len() as f64
+}
+
+/// Mean and largest distance of the points to their centroid, m.
+pub fn cohesion(points: &[Vec2]) -> (f64, f64) {
+    let c = centroid(points);
+    let d: Vec<f64> = points.iter().map(|p| p.distance(c)).collect();
+    (d.iter().sum::<f64>() / d.len() as f64, d.iter().copied().fold(0.0, f64::max))
+}
+
+/// Slot points of a formation for `n` members, relative to the group centre:
+/// x along the walking direction, y to its left, m. `v_angle`: the angle
+/// of each of the V's wings to the walking direction, rad. `None` for `auto` (the executor picks one per step).
+pub fn template(formation: &Formation, n: usize, v_angle: f64) -> Option<Vec<Vec2>> {
+    let s = FORMATION_SPACING;
+    let slots: Vec<Vec2> = match formation {
+        Formation::Auto => return None,
+        Formation::SideBySide => (0..n).map(|k| Vec2::new(0.0, (k as f64 - (n as f64 - 1.0) / 2.0) * s)).collect(),
+        Formation::River => (0..n).map(|k| Vec2::new(-(k as f64) * s, 0.0)).collect(),
+        Formation::V => {
+            let (sin, cos) = (math::sin(v_angle), math::cos(v_angle));
+            (0..n)
+                .map(|k| {
+                    let rank = k.div_ceil(2) as f64;
+                    let side = if k % 2 == 1 { 1.0 } else { -1.0 };
+                    Vec2::new(-rank * s * cos, side * rank * s * sin)
+                })
+                .collect()
+        }
+        Formation::Points { points, .. } => points.iter().copied().take(n).collect(),
+    };
+    if slots.len() < n {
+        return None;
+    }
+    let c = centroid(&slots);
+    Some(slots.into_iter().map(|p| p - c).collect())
+}
+
+/// Mean distance between the members (relative to their centroid, in the
+/// frame of `heading`) and the template's slots, under the best assignment
+/// of members to slots, m.
+pub fn formation_error(members: &[Vec2], heading: Vec2, slots: &[Vec2]) -> f64 {
+    let c = centroid(members);
+    let f = heading.normalize_or_zero();
+    let left = Vec2::new(-f.y, f.x);
+    let local: Vec<Vec2> = members.iter().map(|p| Vec2::new((*p - c).dot(f), (*p - c).dot(left))).collect();
+    let n = local.len();
+    let cost = |assign: &[usize]| -> f64 { (0..n).map(|i| local[i].distance(slots[assign[i]])).sum::<f64>() };
+    let mut assign: Vec<usize> = (0..n).collect();
+    let best = if n <= EXACT_ASSIGNMENT {
+        let mut best = f64::INFINITY;
+        permute(&mut assign, 0, &mut |a| best = best.min(cost(a)));
+        best
+    } else {
+        // Greedy: each member in turn takes its nearest free slot.
+        let mut free: Vec<bool> = vec![true; slots.len()];
+        let mut total = 0.0;
+        for p in &local {
+            let (k, d) = slots
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| free[*k])
+                .map(|(k, s)| (k, p.distance(*s)))
+                .fold((usize::MAX, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+            free[k] = false;
+            total += d;
+        }
+        total
+    };
+    best / n as f64
+}
+
+fn permute(a: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == a.len() {
+        f(a);
+        return;
+    }
+    for i in k..a.len() {
+        a.swap(k, i);
+        permute(a, k + 1, f);
+        a.swap(k, i);
+    }
+}
+
+/// The formation each trace group number is declared to keep: explicit
+/// groups (numbered from 0 in declaration order) with a formation, and the
+/// procedural groups of populations with one. Sorted by group number.
+pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation)> {
+    let mut out: Vec<(u32, Formation)> = Vec::new();
+    let explicit = program.groups.len() as u32;
+    for (k, g) in program.groups.iter().enumerate() {
+        if let Some(f) = &g.formation {
+            out.push((k as u32, f.clone()));
+        }
+    }
+    for r in 0..trace.rows() {
+        let g = trace.group[r];
+        if g == NONE || g < explicit || out.iter().any(|(n, _)| *n == g) {
+            continue;
+        }
+        let name = &trace.populations[trace.population[r] as usize];
+        if let Some(f) = program.populations.iter().find(|p| &p.name == name).and_then(|p| p.formation.clone()) {
+            out.push((g, f));
+        }
+    }
+    out.sort_by_key(|(g, _)| *g);
+    out
+}
+
+/// Per-frame group measures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupFrame {
+    /// Mean over groups of the members' mean distance to their centroid, m.
+    pub cohesion: Option<f64>,
+    /// The largest member-centroid distance, m.
+    pub spread: Option<f64>,
+    /// Mean formation error over the groups with a declared formation that are walking, m.
+    pub formation_error: Option<f64>,
+}
+
+/// Cohesion and formation error in every frame. `formations` from [`declared`].
+pub fn per_frame(trace: &Trace, formations: &[(u32, Formation)], v_angle: f64) -> Vec<GroupFrame> {
+    (0..trace.frames.len())
+        .map(|f| {
+            let groups = frame_groups(trace, f);
+            let mut out = GroupFrame::default();
+            if groups.is_empty() {
+                return out;
+            }
+            let (mut sum, mut max, mut err, mut n_err) = (0.0, 0.0f64, 0.0, 0u32);
+            for (g, rows) in &groups {
+                let pts: Vec<Vec2> = rows.iter().map(|&r| trace.pos[r]).collect();
+                let (mean, far) = cohesion(&pts);
+                sum += mean;
+                max = max.max(far);
+                let Ok(k) = formations.binary_search_by_key(g, |(n, _)| *n) else { continue };
+                let heading = rows.iter().map(|&r| trace.vel[r]).sum::<Vec2>() / rows.len() as f64;
+                if heading.length() <= MOVING {
+                    continue;
+                }
+                if let Some(slots) = template(&formations[k].1, pts.len(), v_angle) {
+                    err += formation_error(&pts, heading, &slots);
+                    n_err += 1;
+                }
+            }
+            out.cohesion = Some(sum / groups.len() as f64);
+            out.spread = Some(max);
+            out.formation_error = (n_err > 0).then(|| err / f64::from(n_err));
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_perfect_line_abreast_has_no_error() {
+        let slots = template(&Formation::SideBySide, 3, 1.0).unwrap();
+        // Walking along +y: side by side means spread along x (to the right is -x... any order).
+        let members = [Vec2::new(10.8, 5.0), Vec2::new(10.0, 5.0), Vec2::new(9.2, 5.0)];
+        let e = formation_error(&members, Vec2::new(0.0, 1.0), &slots);
+        assert!(e < 1e-12, "{e}");
+        // A river (single file) walking along +y is not side by side.
+        let file = [Vec2::new(10.0, 5.0), Vec2::new(10.0, 5.8), Vec2::new(10.0, 6.6)];
+        assert!(formation_error(&file, Vec2::new(0.0, 1.0), &slots) > 0.3);
+        let river = template(&Formation::River, 3, 1.0).unwrap();
+        assert!(formation_error(&file, Vec2::new(0.0, 1.0), &river) < 1e-12);
+    }
+
+    #[test]
+    fn cohesion_is_the_distance_to_the_centroid() {
+        let (mean, far) = cohesion(&[Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0)]);
+        assert_eq!((mean, far), (1.0, 1.0));
+    }
+}

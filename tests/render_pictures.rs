@@ -1,0 +1,171 @@
+//! `crowd render`: SVG and PNG pictures of real runs, checked by their content
+//! (elements in the SVG, pixels of the population colours in the PNG).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use resvg::tiny_skia::Pixmap;
+
+mod cli_support;
+use cli_support::{crowd, temp_dir};
+
+/// The first two population colours and the obstacle fill.
+const BLUE: [u8; 3] = [0x1f, 0x77, 0xb4];
+const ORANGE: [u8; 3] = [0xff, 0x7f, 0x0e];
+const OBSTACLE: [u8; 3] = [0x5b, 0x5b, 0x5b];
+
+/// Copies a scenario of `scenarios/basics` into `dir` and runs it there.
+fn run(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/basics/{name}.crowd"));
+    let scenario = dir.join(format!("{name}.crowd"));
+    fs::copy(src, &scenario).unwrap();
+    let trace = dir.join(format!("{name}.csv"));
+    let o = crowd(dir, &["run", &format!("{name}.crowd"), "--out", &format!("{name}.csv")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (scenario, trace)
+}
+
+/// Pixels within a small distance of `rgb` (anti-aliased edges and
+/// translucent strokes over white are not counted).
+fn count(png: &Path, rgb: [u8; 3], tolerance: i32) -> usize {
+    let pixmap = Pixmap::decode_png(&fs::read(png).unwrap()).expect("a PNG");
+    pixmap
+        .pixels()
+        .iter()
+        .filter(|p| {
+            let c = p.demultiply();
+            let d =
+                [c.red(), c.green(), c.blue()].iter().zip(rgb).map(|(a, b)| (i32::from(*a) - i32::from(b)).abs()).max();
+            d.unwrap_or(255) <= tolerance
+        })
+        .count()
+}
+
+fn ok(o: &std::process::Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn paths_of_a_counter_flow_in_both_colours() {
+    let dir = temp_dir("render-flow");
+    run(&dir, "counter_flow");
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "flow.svg"]));
+    let svg = fs::read_to_string(dir.join("flow.svg")).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    // One polyline per agent, a start and an end mark each.
+    let paths = &svg[svg.find("<g id=\"paths\"").unwrap()..svg.find("<g id=\"ends\"").unwrap()];
+    assert_eq!(paths.matches("<polyline").count(), 120);
+    assert_eq!(paths.matches("#1f77b4").count(), 60);
+    assert_eq!(paths.matches("#ff7f0e").count(), 60);
+    let ends = &svg[svg.find("<g id=\"ends\"").unwrap()..svg.find("<g id=\"labels\"").unwrap()];
+    assert_eq!(ends.matches("<circle").count(), 240);
+    assert!(svg.contains(">west_end</text>") && svg.contains(">eastward</text>"));
+
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "flow.png"]));
+    let blue = count(&dir.join("flow.png"), BLUE, 40);
+    let orange = count(&dir.join("flow.png"), ORANGE, 40);
+    assert!(blue > 3000 && orange > 3000, "path pixels: blue {blue}, orange {orange}");
+
+    // A time range draws less.
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "early.png", "--to", "5"]));
+    let early = count(&dir.join("early.png"), BLUE, 40);
+    assert!(early < blue, "the first 5 s draw fewer path pixels ({early} vs {blue})");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_frame_shows_discs_and_the_obstacles() {
+    let dir = temp_dir("render-frame");
+    run(&dir, "pillars");
+    ok(&crowd(&dir, &["render", "pillars.crowd", "pillars.csv", "-o", "f.svg", "--frame", "20"]));
+    let svg = fs::read_to_string(dir.join("f.svg")).unwrap();
+    let agents = &svg[svg.find("<g id=\"agents\"").unwrap()..svg.find("<g id=\"labels\"").unwrap()];
+    assert_eq!(agents.matches("<circle").count(), 40, "one disc per agent");
+    assert_eq!(agents.matches("<line").count(), 40, "one heading tick per agent");
+    assert!(svg.contains("frame 20, t = 10 s, 40 agents"));
+    ok(&crowd(&dir, &["render", "pillars.crowd", "pillars.csv", "-o", "f.png", "--frame", "20", "--width", "800"]));
+    let png = dir.join("f.png");
+    assert_eq!(Pixmap::decode_png(&fs::read(&png).unwrap()).unwrap().width(), 800);
+    assert!(count(&png, BLUE, 30) > 500, "agent discs");
+    // Five pillars: the largest has a radius of 1.5 m, ~29 px at 19.2 px/m.
+    assert!(count(&png, OBSTACLE, 8) > 5000, "obstacles");
+    // Colour by speed uses the ramp; the same picture twice is the same bytes.
+    ok(&crowd(&dir, &["render", "pillars.crowd", "pillars.csv", "-o", "s1.svg", "--colour", "speed"]));
+    ok(&crowd(&dir, &["render", "pillars.crowd", "pillars.csv", "-o", "s2.svg", "--colour", "speed"]));
+    let s1 = fs::read(dir.join("s1.svg")).unwrap();
+    assert_eq!(s1, fs::read(dir.join("s2.svg")).unwrap());
+    assert!(String::from_utf8(s1).unwrap().contains("#fde725"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn groups_and_states_of_a_party() {
+    let dir = temp_dir("render-party");
+    run(&dir, "party");
+    ok(&crowd(&dir, &["render", "party.crowd", "party.csv", "-o", "g.svg", "--colour", "group"]));
+    let svg = fs::read_to_string(dir.join("g.svg")).unwrap();
+    assert!(svg.contains("on their own") && svg.contains(">tv (fun)</text>") && svg.contains(">house</text>"));
+    ok(&crowd(&dir, &["render", "party.crowd", "party.csv", "-o", "s.svg", "--colour", "state"]));
+    let svg = fs::read_to_string(dir.join("s.svg")).unwrap();
+    for state in ["walk", "stay", "leaving"] {
+        assert!(svg.contains(&format!(">{state}</text>")), "legend has {state}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_requests_are_clear_errors() {
+    let dir = temp_dir("render-bad");
+    run(&dir, "pillars");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/basics/party.crowd");
+    fs::copy(src, dir.join("party.crowd")).unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["render", "pillars.crowd", "pillars.csv", "-o", "x.jpg"], "must end in .svg or .png"),
+        (
+            &["render", "pillars.crowd", "pillars.csv", "-o", "x.svg", "--frame", "500"],
+            "past the trace's last frame, 80",
+        ),
+        (&["render", "pillars.crowd", "pillars.csv", "-o", "x.svg", "--from", "9", "--to", "3"], "after --to"),
+        (&["render", "pillars.crowd", "pillars.csv", "-o", "x.svg", "--from", "100"], "no recorded frame"),
+        (&["render", "party.crowd", "pillars.csv", "-o", "x.svg"], "does not match scenario party"),
+        (&["render", "pillars.crowd", "nothing.csv", "-o", "x.svg"], "cannot read nothing.csv"),
+    ];
+    for (args, want) in cases {
+        let o = crowd(&dir, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!dir.join("x.svg").exists());
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn markers_are_drawn_when_asked() {
+    let dir = temp_dir("render-markers");
+    fs::write(
+        dir.join("wall.crowd"),
+        "scenario wall { seed 1; duration 4 s; step 1/24 s; record every 24 steps }
+world {
+  bounds (0 m, 0 m) to (30 m, 20 m)
+  region start rect (1 m, 6 m) to (4 m, 14 m)
+  obstacle wall rect (12 m, 4 m) to (14 m, 16 m)
+  markers dart_throwing density 2 per m2
+}
+population walkers { count 5; spawn in start; speed 1.2 m/s; goal (27 m, 10 m); behaviour go }
+behaviour go { seek goal using straight }
+",
+    )
+    .unwrap();
+    ok(&crowd(&dir, &["run", "wall.crowd", "--out", "wall.csv"]));
+    ok(&crowd(&dir, &["render", "wall.crowd", "wall.csv", "-o", "plain.svg"]));
+    assert!(!fs::read_to_string(dir.join("plain.svg")).unwrap().contains("id=\"markers\""));
+    ok(&crowd(&dir, &["render", "wall.crowd", "wall.csv", "-o", "m.svg", "--markers"]));
+    let svg = fs::read_to_string(dir.join("m.svg")).unwrap();
+    let at = svg.find("<path id=\"markers\" d=\"").expect("a markers path");
+    let d = &svg[at..at + svg[at..].find("/>").unwrap()];
+    // About 2 per m² over ~576 m² of walkable space.
+    let dots = d.matches('M').count();
+    assert!((700..1500).contains(&dots), "{dots} markers");
+    let _ = fs::remove_dir_all(&dir);
+}
