@@ -27,8 +27,7 @@ fn world(bounds: Rect, method: MarkerMethod, density: f64) -> World {
 }
 
 fn with_obstacles(mut w: World, shapes: Vec<Shape>) -> World {
-    w.obstacles =
-        shapes.into_iter().enumerate().map(|(i, shape)| Obstacle { name: format!("o{i}"), shape }).collect();
+    w.obstacles = shapes.into_iter().enumerate().map(|(i, shape)| Obstacle { name: format!("o{i}"), shape }).collect();
     w
 }
 
@@ -81,15 +80,15 @@ fn inside_obstacle(w: &World, p: Vec2) -> bool {
     })
 }
 
-/// Whether any two markers of the same layer are closer than the layer's spacing.
+/// The smallest distance between two markers of one layer, in units of the layer's spacing.
 fn closest_pair_ratio(m: &Generated) -> f64 {
     let r_max = (0..=m.layers.iter().copied().max().unwrap_or(0)).map(|l| m.spacing(l)).fold(0.0, f64::max);
-    let grid = m.index(r_max);
+    let grid = m.index(1.5 * r_max);
     let mut worst = f64::INFINITY;
     for k in 0..m.len() {
         let (p, layer) = (m.positions[k], m.layers[k]);
         let r = m.spacing(layer);
-        m.within(&grid, p, r, |j| {
+        m.within(&grid, p, 1.5 * r, |j| {
             if j as usize != k && m.layers[j as usize] == layer {
                 worst = worst.min(m.positions[j as usize].distance(p) / r);
             }
@@ -152,7 +151,7 @@ fn pinned_fingerprints() {
     );
 }
 
-const PINNED: (usize, u64, usize, u64) = (0, 0, 0, 0);
+const PINNED: (usize, u64, usize, u64) = (4276, 10_355_152_010_251_208_899, 4121, 6_851_642_766_940_409_120);
 
 #[test]
 fn markers_stay_in_bounds_and_out_of_obstacles() {
@@ -287,34 +286,52 @@ fn later_overrides_win_and_a_weight_alone_keeps_the_density() {
 #[test]
 fn shape_and_mask_tags_follow_the_geometry() {
     let mut w = world(rect(0.0, 0.0, 40.0, 20.0), MarkerMethod::DartThrowing, 8.0);
-    let letter_l = Shape::Polygon(vec![
-        v(14.0, 4.0),
-        v(22.0, 4.0),
-        v(22.0, 6.0),
-        v(16.0, 6.0),
-        v(16.0, 16.0),
-        v(14.0, 16.0),
-    ]);
+    let letter_l =
+        Shape::Polygon(vec![v(14.0, 4.0), v(22.0, 4.0), v(22.0, 6.0), v(16.0, 6.0), v(16.0, 16.0), v(14.0, 16.0)]);
     w.shapes.push(TargetShape { name: "letter_l".into(), shape: letter_l.clone() });
     // Overlaps the L's foot: its markers belong to both shapes.
     let disc = Shape::Circle { center: v(21.0, 5.0), radius: 2.0 };
     w.shapes.push(TargetShape { name: "disc".into(), shape: disc.clone() });
-    w.masks.push(Mask { name: "lines".into(), kind: MaskKind::Grid, area: rect(26.0, 4.0, 36.0, 14.0), spacing: 1.5, width: 0.4 });
-    w.masks.push(Mask { name: "rows".into(), kind: MaskKind::Rows, area: rect(30.0, 2.0, 39.0, 8.0), spacing: 1.0, width: 0.2 });
+    w.masks.push(Mask {
+        name: "lines".into(),
+        kind: MaskKind::Grid,
+        area: rect(26.0, 4.0, 36.0, 14.0),
+        spacing: 1.5,
+        width: 0.4,
+    });
+    w.masks.push(Mask {
+        name: "rows".into(),
+        kind: MaskKind::Rows,
+        area: rect(30.0, 2.0, 39.0, 8.0),
+        spacing: 1.0,
+        width: 0.2,
+    });
     spray(&mut w, MarkerArea::Shape(ShapeId(0)), Some(20.0), Some(10.0));
     let m = generate(&w, 12);
     let (mut in_l, mut in_both, mut on_lines) = (0, 0, 0);
     for k in 0..m.len() {
         let p = m.positions[k];
         let (l, d) = (contains(&letter_l, p), contains(&disc, p));
-        let want_shape = if d { 1 } else if l { 0 } else { NONE };
+        let want_shape = if d {
+            1
+        } else if l {
+            0
+        } else {
+            NONE
+        };
         assert_eq!(m.shapes[k], want_shape, "{p}");
         assert_eq!(m.in_shape(k as u32, ShapeId(0)), l, "{p}");
         assert_eq!(m.in_shape(k as u32, ShapeId(1)), d, "{p}");
         assert_eq!(m.weights[k], if l { 10.0 } else { 1.0 }, "{p}");
         assert_eq!(m.layers[k], u32::from(l), "{p}");
         let (a, b) = (on_mask(&w.masks[0], p), on_mask(&w.masks[1], p));
-        let want_mask = if b { 1 } else if a { 0 } else { NONE };
+        let want_mask = if b {
+            1
+        } else if a {
+            0
+        } else {
+            NONE
+        };
         assert_eq!(m.masks[k], want_mask, "{p}");
         assert_eq!(m.in_mask(k as u32, MaskId(0)), a, "{p}");
         assert_eq!(m.in_mask(k as u32, MaskId(1)), b, "{p}");
@@ -335,7 +352,8 @@ fn shape_and_mask_tags_follow_the_geometry() {
 
 #[test]
 fn the_mask_line_test() {
-    let mask = Mask { name: "m".into(), kind: MaskKind::Rows, area: rect(0.0, 0.0, 10.0, 10.0), spacing: 2.0, width: 0.5 };
+    let mask =
+        Mask { name: "m".into(), kind: MaskKind::Rows, area: rect(0.0, 0.0, 10.0, 10.0), spacing: 2.0, width: 0.5 };
     assert!(on_mask(&mask, v(3.0, 4.2)));
     assert!(on_mask(&mask, v(3.0, 5.75)));
     assert!(!on_mask(&mask, v(3.0, 5.0)));
