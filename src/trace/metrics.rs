@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::ir::{AreaRef, ExpectationKind, Mask, MaskKind, Program, Rect, Shape, Subject, Vec2};
+use crate::ir::{AreaRef, ExpectationKind, Program, Rect, Shape, Subject, Vec2};
 use crate::math;
 use crate::sim::AgentLog;
 use crate::world::geometry::contains;
@@ -157,23 +157,8 @@ pub fn angular_spread(points: &[Vec2], center: Vec2) -> f64 {
     tau - gap
 }
 
-/// Whether `p` lies on a mask's lines (within `width / 2` of one, inside its area).
-pub fn on_mask(mask: &Mask, p: Vec2) -> bool {
-    if !mask.area.contains(p) {
-        return false;
-    }
-    let near = |v: f64, origin: f64| {
-        let k = ((v - origin) / mask.spacing).round();
-        (v - origin - k * mask.spacing).abs() <= mask.width / 2.0
-    };
-    let rows = near(p.y, mask.area.min.y);
-    let cols = near(p.x, mask.area.min.x);
-    match mask.kind {
-        MaskKind::Rows => rows,
-        MaskKind::Columns => cols,
-        MaskKind::Grid => rows || cols,
-    }
-}
+/// The mask line test lives with the markers it tags; re-exported for callers here.
+pub use crate::world::markers::on_mask;
 
 fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
     let shape = |s: &Shape| contains(s, p);

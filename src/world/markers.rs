@@ -147,14 +147,19 @@ pub fn generate(world: &World, seed: u64) -> Markers {
             (layer.id, points)
         })
         .collect();
-    // Sized exactly once the count is known; the checker's estimate
-    // (`world.markers.estimated_count`) has already bounded it.
+    // Sized exactly once the count is known (the checker's estimate,
+    // `world.markers.estimated_count`, has bounded it); the base layer's
+    // array is kept, not copied.
     let total: usize = per_layer.iter().map(|(_, p)| p.len()).sum();
-    markers.positions.reserve_exact(total);
     markers.layers.reserve_exact(total);
-    for (id, points) in per_layer {
+    for (id, mut points) in per_layer {
         markers.layers.resize(markers.layers.len() + points.len(), id);
-        markers.positions.extend_from_slice(&points);
+        if markers.positions.is_empty() {
+            markers.positions = points;
+            markers.positions.reserve_exact(total - markers.positions.len());
+        } else {
+            markers.positions.append(&mut points);
+        }
     }
     tag(world, &space, &mut markers);
     markers
@@ -244,10 +249,10 @@ impl Markers {
         // Widen the search square until it holds a marker within its
         // half-side: nothing outside the square can be nearer than that one.
         // Past `far` the square holds every marker (they are in the bounds).
-        let (b, q) = (self.bounds, p);
+        let b = self.bounds;
         let far = Vec2::new(
-            (q.x - b.min.x).abs().max((b.max.x - q.x).abs()),
-            (q.y - b.min.y).abs().max((b.max.y - q.y).abs()),
+            (p.x - b.min.x).abs().max((b.max.x - p.x).abs()),
+            (p.y - b.min.y).abs().max((b.max.y - p.y).abs()),
         )
         .length();
         let mut r = grid.cell_size();
@@ -342,7 +347,6 @@ impl<'a> Space<'a> {
         if layer.area.is_some_and(|a| signed_distance(a, c) > h) {
             return true;
         }
-
         // A shape holding the whole tile holds its centre, so it is listed there.
         let obstacles = self.walk.obstacles();
         if self.walk.near(c).iter().any(|&o| signed_distance(&obstacles[o as usize], c) < -h) {
@@ -421,7 +425,7 @@ impl Tiling {
 /// (Cook 1986; the method the paper keeps, Section 6.1), accelerated by a
 /// background grid of cell `r/√2`, which holds at most one sample per cell
 /// and bounds a conflict test to 21 cells, so the work is linear in the
-/// marker count (the paper's `n log n` came from its spatial search).
+/// marker count (the paper quotes `n log n` for its dart throwing).
 ///
 /// Each cell is visited once in random order (see [`DartTile::fill`]). An
 /// accepted dart is uniform over its cell's free area, but cells are not
@@ -456,7 +460,16 @@ fn dart_layer(space: &Space, layer: &Layer, r: f64, seed: u64) -> Vec<Vec2> {
             tiles[t] = points;
         }
     }
-    tiles.concat()
+    concat(tiles)
+}
+
+/// The tiles' points in tile order, freeing each tile once copied.
+fn concat(tiles: Vec<Vec<Vec2>>) -> Vec<Vec2> {
+    let mut out = Vec::with_capacity(tiles.iter().map(Vec::len).sum());
+    for t in tiles {
+        out.extend_from_slice(&t);
+    }
+    out
 }
 
 /// What became of a dart.
@@ -736,7 +749,7 @@ fn jittered_layer(space: &Space, layer: &Layer, s: f64, seed: u64) -> Vec<Vec2> 
             points
         })
         .collect();
-    tiles.concat()
+    concat(tiles)
 }
 
 /// Weights (the last `weight` override containing the marker), shape and
@@ -749,26 +762,22 @@ fn tag(world: &World, space: &Space, markers: &mut Markers) {
         BoxIndex::new(world.bounds, world.shapes.iter().enumerate().map(|(i, s)| (i as u32, bounding_box(&s.shape))));
     let mask_index = BoxIndex::new(world.bounds, world.masks.iter().enumerate().map(|(i, m)| (i as u32, m.area)));
 
-    struct Chunk {
-        weights: Vec<f64>,
-        shapes: Vec<u32>,
-        masks: Vec<u32>,
-        /// `(shape, marker)` and `(mask, marker)` memberships, markers increasing.
-        in_shapes: Vec<(u32, u32)>,
-        in_masks: Vec<(u32, u32)>,
-    }
-    let chunks: Vec<Chunk> = markers
+    // Written in place, chunk by chunk; only the memberships are collected.
+    let n = markers.positions.len();
+    markers.weights = vec![1.0; n];
+    markers.shapes = vec![NONE; n];
+    markers.masks = vec![NONE; n];
+    type Memberships = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+    let chunks: Vec<Memberships> = markers
         .positions
         .par_chunks(TAG_CHUNK)
+        .zip(markers.weights.par_chunks_mut(TAG_CHUNK))
+        .zip(markers.shapes.par_chunks_mut(TAG_CHUNK))
+        .zip(markers.masks.par_chunks_mut(TAG_CHUNK))
         .enumerate()
-        .map(|(c, points)| {
-            let mut chunk = Chunk {
-                weights: Vec::with_capacity(points.len()),
-                shapes: Vec::with_capacity(points.len()),
-                masks: Vec::with_capacity(points.len()),
-                in_shapes: Vec::new(),
-                in_masks: Vec::new(),
-            };
+        .map(|(c, (((points, weights), shapes), masks))| {
+            // `(shape, marker)` and `(mask, marker)`, markers increasing.
+            let (mut in_shapes, mut in_masks) = (Vec::new(), Vec::new());
             for (j, &p) in points.iter().enumerate() {
                 let k = (c * TAG_CHUNK + j) as u32;
                 let w = weight_index
@@ -777,40 +786,29 @@ fn tag(world: &World, space: &Space, markers: &mut Markers) {
                     .rev()
                     .find(|&&i| contains(space.areas[i as usize], p))
                     .and_then(|&i| overrides[i as usize].weight);
-                chunk.weights.push(w.unwrap_or(1.0));
-                let mut shape = NONE;
+                if let Some(w) = w {
+                    weights[j] = w;
+                }
                 for &s in shape_index.near(p) {
                     if contains(&world.shapes[s as usize].shape, p) {
-                        shape = s;
-                        chunk.in_shapes.push((s, k));
+                        shapes[j] = s;
+                        in_shapes.push((s, k));
                     }
                 }
-                chunk.shapes.push(shape);
-                let mut mask = NONE;
                 for &m in mask_index.near(p) {
                     if on_mask(&world.masks[m as usize], p) {
-                        mask = m;
-                        chunk.in_masks.push((m, k));
+                        masks[j] = m;
+                        in_masks.push((m, k));
                     }
                 }
-                chunk.masks.push(mask);
             }
-            chunk
+            (in_shapes, in_masks)
         })
         .collect();
-    let n = markers.positions.len();
-    markers.weights = Vec::with_capacity(n);
-    markers.shapes = Vec::with_capacity(n);
-    markers.masks = Vec::with_capacity(n);
-    for c in &chunks {
-        markers.weights.extend_from_slice(&c.weights);
-        markers.shapes.extend_from_slice(&c.shapes);
-        markers.masks.extend_from_slice(&c.masks);
-    }
     (markers.shape_start, markers.shape_items) =
-        members(world.shapes.len(), chunks.iter().flat_map(|c| c.in_shapes.iter().copied()));
+        members(world.shapes.len(), chunks.iter().flat_map(|c| c.0.iter().copied()));
     (markers.mask_start, markers.mask_items) =
-        members(world.masks.len(), chunks.iter().flat_map(|c| c.in_masks.iter().copied()));
+        members(world.masks.len(), chunks.iter().flat_map(|c| c.1.iter().copied()));
 }
 
 /// `(group, item)` pairs, items increasing, into per-group lists `(start, items)`.
@@ -971,6 +969,47 @@ mod tests {
         let pen = Layer { id: 1, density: 2.0, rect: rect(75.0, 75.0, 85.0, 85.0), area: Some(space.areas[0]) };
         assert!(space.void(&pen, rect(75.0, 75.0, 76.0, 76.0)));
         assert!(!space.void(&pen, rect(79.0, 79.0, 81.0, 81.0)));
+    }
+
+    #[test]
+    fn the_uncovered_leaves_hold_all_the_free_space_of_a_cell() {
+        let w = world(rect(0.0, 0.0, 6.0, 6.0), MarkerMethod::DartThrowing, 20.0);
+        let space = Space::new(&w);
+        let layer = Layer { id: 0, density: 20.0, rect: w.bounds, area: None };
+        let r = 0.3;
+        let tiling = Tiling::new(w.bounds, r / SQRT_2, DART_TILE);
+        assert_eq!(tiling.tiles(), 1);
+        let done = vec![Vec::new(); 1];
+        let mut tile = DartTile::new(&space, &layer, &tiling, 0, r, &done, 1);
+        let mut s = rng::stream(5, Purpose::Markers, Entity { population: 99, index: 0 }, 0);
+        // Scattered darts leave free space of every shape between the disks.
+        for _ in 0..300 {
+            tile.insert(v(s.unit() * 6.0, s.unit() * 6.0));
+        }
+        let points = tile.points.clone();
+        let mut leaves = [0u8; 16];
+        let (mut free, mut covered_cells) = (0, 0);
+        for cy in 0..tiling.ncy {
+            for cx in 0..tiling.ncx {
+                let at = (cy + 2) * PADDED + cx + 2;
+                if !tile.grid[at].x.is_nan() {
+                    continue;
+                }
+                let corner = v(cx as f64, cy as f64) * tiling.cell;
+                let open = tile.uncovered(at, corner, &mut leaves);
+                covered_cells += usize::from(open == 0);
+                for _ in 0..64 {
+                    let (a, b) = (s.unit(), s.unit());
+                    let p = corner + v(a, b) * tiling.cell;
+                    if points.iter().all(|q| q.distance_squared(p) >= r * r) {
+                        free += 1;
+                        let k = (b * 4.0) as u8 * 4 + (a * 4.0) as u8;
+                        assert!(leaves[..open].contains(&k), "free point {p} in leaf {k} of cell ({cx}, {cy})");
+                    }
+                }
+            }
+        }
+        assert!(free > 1000 && covered_cells > 20, "{free} free points, {covered_cells} covered cells");
     }
 
     #[test]
