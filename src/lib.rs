@@ -9,6 +9,7 @@ pub mod cli;
 pub mod diag;
 pub mod ir;
 pub mod math;
+pub mod plan;
 pub mod render;
 pub mod sim;
 pub mod steer;

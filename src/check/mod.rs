@@ -8,7 +8,7 @@
 mod agents;
 mod behave;
 mod expect;
-mod params;
+pub mod params;
 mod shapes;
 mod units;
 mod world;

@@ -4,6 +4,7 @@
 //! increasing id order (new agents get the next id and are appended, removal
 //! keeps the order), so a frame is already sorted for the trace.
 
+use super::paths::{Drive, Walk};
 use crate::ir::{ObjectId, PopulationId, RegionId, Vec2};
 use crate::trace::NONE;
 
@@ -49,6 +50,8 @@ pub(crate) struct Mind {
     pub target_draws: u32,
     /// Goal picks this agent has taken part in (its team's pick counter when in sync).
     pub picks: u32,
+    /// Shape-formation goals drawn so far.
+    pub walk_draws: u32,
 }
 
 #[derive(Default)]
@@ -82,6 +85,9 @@ pub(crate) struct Agents {
     /// pass moves it without deciding again.
     pub fresh: Vec<bool>,
     pub mind: Vec<Mind>,
+    /// How the current mode moves the agent, and its path state.
+    pub drive: Vec<Drive>,
+    pub walk: Vec<Walk>,
 }
 
 /// The attributes of a new agent.
@@ -121,6 +127,8 @@ impl Agents {
         self.settled.push(false);
         self.fresh.push(true);
         self.mind.push(a.mind);
+        self.drive.push(Drive::Straight);
+        self.walk.push(Walk::default());
     }
 
     /// Keeps the agents whose `keep` entry is true, in order.
@@ -151,5 +159,7 @@ impl Agents {
         by(&mut self.settled, keep);
         by(&mut self.fresh, keep);
         by(&mut self.mind, keep);
+        by(&mut self.drive, keep);
+        by(&mut self.walk, keep);
     }
 }

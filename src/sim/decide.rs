@@ -132,7 +132,7 @@ impl<'p> Simulation<'p> {
         self.anchors.iter().position(|a| *a == s).map_or(NONE, |i| i as u32)
     }
 
-    fn matches(&self, s: Subject, population: u32) -> bool {
+    pub(super) fn matches(&self, s: Subject, population: u32) -> bool {
         match s {
             Subject::Everyone => true,
             Subject::Population(p) => p.0 == population,
@@ -165,7 +165,8 @@ impl<'p> Simulation<'p> {
             let arrived = self.arrived_now(i, t, self.agents.vel[i], self.agents.active[i]);
             let fired = self.fired_rule(i, t, self.agents.ori[i]);
             self.apply_decision(i, arrived, fired, t)?;
-            let plan = self.plan(i);
+            // Paths grow in the pass that moves the agent; here only the heading matters.
+            let plan = self.plan_straight(i);
             self.agents.target[i] = plan.target;
             self.agents.active[i] = plan.active;
             if let (true, Some(d)) = (plan.active, unit(plan.target - self.agents.pos[i])) {
@@ -398,10 +399,12 @@ impl<'p> Simulation<'p> {
                     let picked = self.try_pick(i, &pop.wants)?;
                     self.agents.mind[i].picked = picked;
                 }
-                // Refused before the run by `models::unimplemented`.
+                // Moves, not decisions: see `paths::drive_of`.
                 _ => {}
             }
         }
+        let drive = super::paths::drive_of(mode_actions(&program.behaviours[b].body, mode), &self.escape_subjects);
+        self.reset_walk(i, drive);
         if self.agents.aim[i] != Goal::None {
             self.log[self.agents.id[i] as usize].sought = true;
         }

@@ -31,6 +31,7 @@ mod decide;
 pub mod error;
 pub mod models;
 mod motion;
+mod paths;
 pub mod rng;
 pub mod sample;
 mod spawn;
@@ -44,6 +45,7 @@ use crate::ir::{BehaviourBody, Program, Subject, Vec2};
 use crate::steer;
 use crate::trace::{FrameView, Labels, Recorder, NONE};
 use crate::world::grid::Grid;
+use crate::world::markers::{self, Markers};
 use crate::world::walkable::{interior_point, Walkable};
 
 use agents::{Agents, Goal};
@@ -201,6 +203,21 @@ pub struct Simulation<'p> {
     scratch: Scratch,
     times: PhaseTimes,
     agent_steps: u64,
+    /// The world's markers and their spatial index (space colonization).
+    markers: Markers,
+    marker_grid: Grid,
+    sc: paths::ScParams,
+    /// The largest personal space any population can draw, m.
+    max_personal: f64,
+    /// By marker: the id of the agent holding it (crowd reservation), or `NONE`.
+    held: Vec<u32>,
+    /// By marker: the id of the surrounding agent whose tree claimed it, or `NONE`.
+    claimed: Vec<u32>,
+    uses_reservation: bool,
+    uses_claims: bool,
+    /// Subjects escaped from, and their agents' centroid this step.
+    escape_subjects: Vec<Subject>,
+    escape_centroids: Vec<Option<Vec2>>,
 }
 
 /// A model parameter the executor needs.
@@ -212,6 +229,14 @@ fn param(program: &Program, model: &str, name: &str) -> Result<f64, SimError> {
         .find(|(m, n, _)| m == model && n == name)
         .map(|(_, _, v)| *v)
         .ok_or_else(|| SimError::MissingParameter { model: model.into(), name: name.into() })
+}
+
+/// A model parameter, or the paper's default when the program does not carry
+/// it (hand-built programs that never use the model).
+fn param_or_default(program: &Program, model: &str, name: &str) -> Result<f64, SimError> {
+    param(program, model, name).or_else(|e| {
+        crate::check::params::PARAMS.iter().find(|p| p.model == model && p.name == name).map(|p| p.default).ok_or(e)
+    })
 }
 
 /// `v / |v|`, or `None` for a zero (or degenerate) vector. Dividing (rather
@@ -231,6 +256,33 @@ impl<'p> Simulation<'p> {
             return Err(SimError::NotImplemented(missing));
         }
         let t_min = param(program, "space_colonization", "t_min")?;
+        let sc = paths::ScParams {
+            tree: crate::plan::tree::TreeParams {
+                alpha: param_or_default(program, "space_colonization", "alpha")?,
+                action_radius: param_or_default(program, "space_colonization", "A_r")?,
+                restriction: param_or_default(program, "space_colonization", "restriction")?,
+            },
+            recompute: param_or_default(program, "space_colonization", "R_d")?,
+            max_iterations: param_or_default(program, "space_colonization", "max_iterations")? as u32,
+            w_max: param_or_default(program, "space_colonization", "w_max")?,
+        };
+        let max_personal = program.populations.iter().map(|p| upper_bound(&p.personal_space)).fold(0.0, f64::max);
+        let markers = markers::generate(&program.world, seed);
+        let marker_grid = markers.index(sc.tree.action_radius.max(max_personal).max(0.5));
+        let (mut uses_reservation, mut uses_claims) = (false, false);
+        for b in &program.behaviours {
+            for a in decide::actions_of(&b.body) {
+                match a {
+                    crate::ir::Action::Seek { planner, .. } | crate::ir::Action::Pursue { planner, .. } => {
+                        uses_reservation |= planner.reserve_markers;
+                        uses_claims |= planner.disjoint_markers;
+                    }
+                    crate::ir::Action::Surround { .. } => uses_claims = true,
+                    _ => {}
+                }
+            }
+        }
+        let escape_subjects = paths::escape_subjects(program);
         let arrival = param(program, "motion", "arrival_radius")?;
         let header = &program.header;
         let dt = header.dt;
@@ -363,6 +415,16 @@ impl<'p> Simulation<'p> {
             scratch: Scratch::default(),
             times: PhaseTimes::default(),
             agent_steps: 0,
+            held: vec![NONE; if uses_reservation { markers.len() } else { 0 }],
+            claimed: vec![NONE; if uses_claims { markers.len() } else { 0 }],
+            markers,
+            marker_grid,
+            sc,
+            max_personal,
+            uses_reservation,
+            uses_claims,
+            escape_centroids: vec![None; escape_subjects.len()],
+            escape_subjects,
         };
         sim.plan_teams();
         Ok(sim)
@@ -473,6 +535,7 @@ impl<'p> Simulation<'p> {
             self.grid.rebuild(&self.agents.pos);
         }
         self.scratch.keys_valid = false;
+        self.update_escape_centroids();
         for (a, subject) in self.anchors.iter().enumerate() {
             let pops = &self.agents.population;
             self.anchor_slot[a] = match *subject {
@@ -525,6 +588,7 @@ impl<'p> Simulation<'p> {
         let mut active = std::mem::take(&mut self.agents.active);
         let mut vel = std::mem::take(&mut self.agents.vel);
         let mut ori = std::mem::take(&mut self.agents.ori);
+        let mut walks = std::mem::take(&mut self.agents.walk);
         let bad = AtomicBool::new(false);
         {
             let this = &*self;
@@ -538,8 +602,9 @@ impl<'p> Simulation<'p> {
                 &'a mut Vec2,
                 &'a mut Vec2,
                 &'a mut u32,
+                &'a mut paths::Walk,
             );
-            let one = |(i, (arrived, fired, todo, tg, ac, next, v, o, key)): (usize, Slots<'_>)| {
+            let one = |(i, (arrived, fired, todo, tg, ac, next, v, o, key, walk)): (usize, Slots<'_>)| {
                 // The agent's own last velocity, heading and plan are read
                 // here, before this pass overwrites them.
                 let d = this.decide_one(i, t, *v, *o, *ac);
@@ -547,7 +612,7 @@ impl<'p> Simulation<'p> {
                 if d.todo {
                     return;
                 }
-                let plan = this.plan(i);
+                let plan = this.plan(i, walk);
                 (*tg, *ac) = (plan.target, plan.active);
                 let m = this.move_agent(i, plan);
                 *next = m.next;
@@ -571,6 +636,7 @@ impl<'p> Simulation<'p> {
                 vel.par_iter_mut(),
                 ori.par_iter_mut(),
                 s.keys.par_iter_mut(),
+                walks.par_iter_mut(),
             )
                 .into_par_iter()
                 .enumerate()
@@ -581,6 +647,7 @@ impl<'p> Simulation<'p> {
         self.agents.active = active;
         self.agents.vel = vel;
         self.agents.ori = ori;
+        self.agents.walk = walks;
         let result = self.apply_changed(t, &mut s);
         let result = result.and_then(|()| match bad.load(Ordering::Relaxed) {
             true => {
@@ -592,6 +659,7 @@ impl<'p> Simulation<'p> {
         });
         if result.is_ok() {
             std::mem::swap(&mut self.agents.pos, &mut s.next);
+            self.settle_markers();
             self.agents.fresh.fill(false);
             s.keys_valid = true;
         }
@@ -607,7 +675,9 @@ impl<'p> Simulation<'p> {
                 continue;
             }
             self.apply_decision(i, s.arrived[i], s.fired[i], t)?;
-            let plan = self.plan(i);
+            let mut walk = std::mem::take(&mut self.agents.walk[i]);
+            let plan = self.plan(i, &mut walk);
+            self.agents.walk[i] = walk;
             self.agents.target[i] = plan.target;
             self.agents.active[i] = plan.active;
             let m = self.move_agent(i, plan);

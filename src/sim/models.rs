@@ -57,8 +57,15 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
 
 fn implemented(action: &Action) -> bool {
     match action {
-        Action::Seek { planner, .. } | Action::Pursue { planner, .. } => planner.kind == PlannerKind::Straight,
-        Action::Dwell(_) | Action::PickGoal => true,
+        Action::Seek { planner, .. } | Action::Pursue { planner, .. } => {
+            matches!(planner.kind, PlannerKind::Straight | PlannerKind::TreePaths)
+        }
+        Action::Dwell(_)
+        | Action::PickGoal
+        | Action::Surround { .. }
+        | Action::Escape { .. }
+        | Action::Form { .. }
+        | Action::Align { .. } => true,
         _ => false,
     }
 }

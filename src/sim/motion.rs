@@ -6,6 +6,7 @@
 //! any thread, with the same results.
 
 use super::agents::Goal;
+use super::paths::{Drive, Walk};
 use super::{steer, unit, Simulation};
 use crate::ir::Vec2;
 
@@ -15,6 +16,10 @@ pub(super) struct Plan {
     pub target: Vec2,
     /// It walks (it has something to walk to and has not arrived).
     pub active: bool,
+    /// Direct motion (Eqs 10–12): the direction `m_d` replaces the target.
+    pub direct: Option<Vec2>,
+    /// Distance enforcement applies (Eq 8); the crowd extension reserves markers instead.
+    pub enforce: bool,
 }
 
 /// An agent's move over one step.
@@ -41,19 +46,32 @@ impl Simulation<'_> {
         }
     }
 
-    /// Phase 4 for agent `i`: the straight planner walks to the aim itself.
+    /// Phase 4 for agent `i`: the straight planner walks to the aim itself;
+    /// the other drives grow and walk the agent's own path state.
     #[inline]
-    pub(super) fn plan(&self, i: usize) -> Plan {
+    pub(super) fn plan(&self, i: usize, walk: &mut Walk) -> Plan {
+        if self.agents.drive[i] != Drive::Straight {
+            return self.plan_walk(i, walk);
+        }
+        self.plan_straight(i)
+    }
+
+    /// The straight planner's plan: walk to the aim.
+    #[inline]
+    pub(super) fn plan_straight(&self, i: usize) -> Plan {
         match self.aim_point(i, self.agents.aim[i]) {
-            Some(p) if !self.agents.arrived[i] => Plan { target: p, active: true },
-            _ => Plan { target: self.agents.pos[i], active: false },
+            Some(p) if !self.agents.arrived[i] => Plan { target: p, active: true, direct: None, enforce: true },
+            _ => Plan { target: self.agents.pos[i], active: false, direct: None, enforce: true },
         }
     }
 
     /// Phase 5 for agent `i`: its own displacement towards its target.
     #[inline]
     pub(super) fn steer(&self, i: usize, plan: Plan) -> Vec2 {
-        if plan.active {
+        if let Some(m_d) = plan.direct {
+            // Eq. 12's β m_d/|m_d|.
+            steer::direct::step(m_d, self.step_length(self.agents.speed[i]))
+        } else if plan.active {
             steer::seek::goal_step(self.agents.pos[i], plan.target, self.step_length(self.agents.speed[i]))
         } else {
             Vec2::ZERO
@@ -62,7 +80,10 @@ impl Simulation<'_> {
 
     /// Phase 6 for agent `i`: minimum-distance enforcement against its neighbours.
     #[inline]
-    pub(super) fn resolve(&self, i: usize) -> Vec2 {
+    pub(super) fn resolve(&self, i: usize, plan: Plan) -> Vec2 {
+        if !plan.enforce {
+            return Vec2::ZERO;
+        }
         steer::enforce::enforce(i, &self.agents.pos, &self.agents.id, &self.grid, self.t_min)
     }
 
@@ -83,7 +104,7 @@ impl Simulation<'_> {
     #[inline]
     pub(super) fn move_agent(&self, i: usize, plan: Plan) -> Move {
         let desired = self.steer(i, plan);
-        let push = self.resolve(i);
+        let push = self.resolve(i, plan);
         let next = self.integrate(i, desired, push);
         // Finite positions and a positive time step give finite velocities.
         let per_second = self.steps_per_second.unwrap_or(1.0 / self.dt);
@@ -92,10 +113,10 @@ impl Simulation<'_> {
 
     /// Which phase made agent `i`'s move non-finite, and what.
     pub(super) fn blame(&self, i: usize) -> (&'static str, &'static str) {
-        let plan = Plan { target: self.agents.target[i], active: self.agents.active[i] };
+        let plan = Plan { target: self.agents.target[i], active: self.agents.active[i], direct: None, enforce: true };
         if !self.steer(i, plan).is_finite() {
             ("steer", "displacement")
-        } else if !self.resolve(i).is_finite() {
+        } else if !self.resolve(i, plan).is_finite() {
             ("resolve", "distance-enforcement push")
         } else {
             ("integrate", "position")

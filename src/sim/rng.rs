@@ -32,6 +32,10 @@ pub enum Purpose {
     /// Marker generation (entity: population = the density layer, 0 for the
     /// base and `i + 1` for override `i`; index = the tile).
     Markers = 8,
+    /// The n-th tree-path growth iteration of an agent (space colonization Eq 3).
+    TreeGrowth = 9,
+    /// The n-th shape-formation goal of an agent (a point of the shape's hull, Eq 14).
+    Formation = 10,
 }
 
 /// Who draws: the `index`-th agent of the population whose key is

@@ -128,6 +128,7 @@ impl Simulation<'_> {
         keep.clear();
         keep.resize(n, true);
         let mut any = false;
+        let mut gone_agents = Vec::new();
         for (i, k) in keep.iter_mut().enumerate() {
             let m = &self.agents.mind[i];
             let pop = &self.program.populations[m.member.population.index()];
@@ -145,6 +146,7 @@ impl Simulation<'_> {
             if gone {
                 *k = false;
                 any = true;
+                gone_agents.push(i);
                 let id = self.agents.id[i] as usize;
                 let log = &mut self.log[id];
                 log.removed = Some(t);
@@ -155,6 +157,9 @@ impl Simulation<'_> {
                     self.occupancy[o.index()] -= 1;
                 }
             }
+        }
+        for i in gone_agents {
+            self.release_holds(i);
         }
         if any {
             self.agents.retain(&keep);
@@ -278,6 +283,7 @@ impl Simulation<'_> {
                 dwell_draws: 0,
                 target_draws: 0,
                 picks: 0,
+                walk_draws: 0,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });

@@ -5,5 +5,6 @@
 //! index, parameters); no randomness, no printing; every sum over neighbours
 //! runs in the spatial index's fixed order, so results never depend on threads.
 
+pub mod direct;
 pub mod enforce;
 pub mod seek;

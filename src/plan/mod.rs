@@ -1,0 +1,6 @@
+//! Global planners: each turns a goal and the world into a path an agent can walk.
+//!
+//! Invariants: pure data structures and functions; no randomness except the
+//! uniforms handed in by the executor, no printing.
+
+pub mod tree;

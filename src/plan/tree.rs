@@ -1,0 +1,535 @@
+//! Tree paths: space colonization adapted to path planning (Rodrigues et al.
+//! 2010, Sec 4.1, Eqs 1–7, and the escape variant of Eq 13).
+//!
+//! A tree grows from the agent's position through the markers of walkable
+//! space. Each iteration (i) associates every marker within the action radius
+//! `A_r` of a growing node with the closest node of the tree (Eq 1), then
+//! (ii) lets each node with markers try to grow children: the node closest to
+//! the goal always does, the others with probability `P(n)` (Eqs 2–3); a child
+//! lies `α` away along the weighted marker direction (Eqs 4–7). A child's
+//! segment takes the parent's markers within the restriction distance of it,
+//! so the parent's next child grows from the rest (bifurcations).
+//!
+//! Invariants:
+//! - no marker association is stored: `S(n)` is recomputed from the nodes, so
+//!   a tree costs its nodes in memory and pruning frees markers at once;
+//! - children always have larger indices than their parents, and nodes are
+//!   visited in index order, so growth depends only on the tree, the markers,
+//!   the lure and the uniform draws handed in;
+//! - a child is only created where its segment is clear of obstacles.
+
+use crate::ir::Vec2;
+use crate::world::grid::Grid;
+use crate::world::walkable::Walkable;
+
+/// No node (a root's parent).
+pub const NO_NODE: u32 = u32::MAX;
+/// Obstacle sampling step along a new segment, m.
+const SEGMENT_STEP: f64 = 0.1;
+
+/// The constants of tree growth.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TreeParams {
+    /// `α`: distance from a node to its child (Eq 4), m.
+    pub alpha: f64,
+    /// `A_r`: the action radius of a node (Eq 1), m.
+    pub action_radius: f64,
+    /// A child's segment takes the parent's markers closer than this to it, m.
+    pub restriction: f64,
+}
+
+/// What the tree grows for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lure {
+    /// A goal `g` (Eqs 2, 5–7).
+    Goal(Vec2),
+    /// Away from a point `c` (escape, Eq 13): branches grow where they get
+    /// farther from `c`, weighted towards the direction away from it.
+    Away(Vec2),
+}
+
+impl Lure {
+    /// The direction `x` of Eq 7 at node position `n`: towards the goal, or away from `c`.
+    fn heading(self, n: Vec2) -> Vec2 {
+        match self {
+            Lure::Goal(g) => g - n,
+            Lure::Away(c) => n - c,
+        }
+    }
+
+    /// How good a node position is: lower is better (distance to the goal, or
+    /// minus the distance from `c`).
+    pub fn score(self, n: Vec2) -> f64 {
+        match self {
+            Lure::Goal(g) => n.distance(g),
+            Lure::Away(c) => -n.distance(c),
+        }
+    }
+}
+
+/// The world a tree grows in: the markers, their spatial index, obstacles and
+/// which markers this tree may use at all.
+pub struct Field<'a> {
+    pub markers: &'a [Vec2],
+    /// Built over `markers` (see `Markers::index`).
+    pub index: &'a Grid,
+    pub walk: &'a Walkable,
+    /// The walker's body radius: segments keep this far from obstacles.
+    pub clearance: f64,
+    /// Markers another agent holds or claims are not usable (surround, crowds).
+    pub usable: &'a (dyn Fn(u32) -> bool + Sync),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Node {
+    pub pos: Vec2,
+    pub parent: u32,
+    /// The node had no markers at its last growth attempt; nodes only lose
+    /// markers until something is pruned, so it is skipped until then.
+    exhausted: bool,
+}
+
+/// One agent's tree path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    /// Growth iterations run since the tree was (re)rooted.
+    pub iterations: u32,
+}
+
+/// Rodrigues et al. 2010, Eq. 7: `f(x, y) = (1 + cos θ) / (1 + |y|)`, 0 when `|x||y| = 0`.
+pub fn f(x: Vec2, y: Vec2) -> f64 {
+    let xy = x.length() * y.length();
+    if xy > 0.0 {
+        (1.0 + x.dot(y) / xy) / (1.0 + y.length())
+    } else {
+        0.0
+    }
+}
+
+/// Eqs. 5–6: `d(n) = Σ w_k (m_k − n)` with `w_k = f(x, m_k − n) / Σ_l f(x, m_l − n)`;
+/// `None` when every weight is zero.
+pub fn growth_direction(n: Vec2, x: Vec2, markers: impl Iterator<Item = Vec2> + Clone) -> Option<Vec2> {
+    weighted_direction(n, x, markers, f)
+}
+
+/// Eqs. 5–6 with any weight function in place of Eq 7's `f`.
+fn weighted_direction(
+    n: Vec2,
+    x: Vec2,
+    markers: impl Iterator<Item = Vec2> + Clone,
+    f: fn(Vec2, Vec2) -> f64,
+) -> Option<Vec2> {
+    let total: f64 = markers.clone().map(|m| f(x, m - n)).sum();
+    if total <= 0.0 || !total.is_finite() {
+        return None;
+    }
+    let d = markers.fold(Vec2::ZERO, |d, m| d + (m - n) * (f(x, m - n) / total));
+    (d.length_squared() > 0.0).then_some(d)
+}
+
+/// Eq. 4: `n' = n + α d/|d|`.
+pub fn child_position(n: Vec2, d: Vec2, alpha: f64) -> Vec2 {
+    n + d * (alpha / d.length())
+}
+
+/// Eq. 2: `P(n) = |n_g − g| / |n − g|` (1 for `n_g` itself).
+pub fn p_grow(n: Vec2, n_g: Vec2, g: Vec2) -> f64 {
+    let far = n.distance(g);
+    if far > 0.0 {
+        (n_g.distance(g) / far).min(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// Eq. 13: `P_e(n) = |n − c| / |n_e − c|`, `n_e` the node farthest from `c`.
+pub fn p_escape(n: Vec2, n_e: Vec2, c: Vec2) -> f64 {
+    let far = n_e.distance(c);
+    if far > 0.0 {
+        (n.distance(c) / far).min(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// Distance from `p` to the segment `[a, b]`.
+fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f64 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    p.distance(a + ab * t)
+}
+
+/// Whether a body of radius `r` can walk the straight segment `[a, b]`.
+pub fn segment_clear(walk: &Walkable, a: Vec2, b: Vec2, r: f64) -> bool {
+    let steps = (a.distance(b) / SEGMENT_STEP).ceil().max(1.0) as u32;
+    (0..=steps).all(|k| walk.is_clear(a.lerp(b, f64::from(k) / f64::from(steps)), r))
+}
+
+impl Tree {
+    pub fn new(root: Vec2) -> Tree {
+        Tree { nodes: vec![Node { pos: root, parent: NO_NODE, exhausted: false }], iterations: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn pos(&self, n: u32) -> Vec2 {
+        self.nodes[n as usize].pos
+    }
+
+    pub fn parent(&self, n: u32) -> u32 {
+        self.nodes[n as usize].parent
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Children of `n`, in creation order.
+    pub fn children(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        (n as usize + 1..self.nodes.len()).filter(move |&c| self.nodes[c].parent == n).map(|c| c as u32)
+    }
+
+    /// Whether `n` lies in the subtree rooted at `top` (itself included).
+    pub fn descends(&self, mut n: u32, top: u32) -> bool {
+        while n != NO_NODE && n >= top {
+            if n == top {
+                return true;
+            }
+            n = self.nodes[n as usize].parent;
+        }
+        false
+    }
+
+    /// `S(n)` (Eq 1): markers within `A_r` of `n`, closer to `n` than to any
+    /// other node, usable, and not taken by the segment of one of `n`'s children.
+    fn markers_of(&self, n: u32, field: &Field, p: &TreeParams, out: &mut Vec<u32>) {
+        out.clear();
+        let pos = self.pos(n);
+        let reach = p.action_radius;
+        // Only nodes within 2 A_r can be closer to one of n's markers.
+        let rivals: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&k| k != n && self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
+            .collect();
+        let r2 = reach * reach;
+        field.index.for_each_near(pos, reach, |m, q| {
+            let d2 = q.distance_squared(pos);
+            if d2 > r2 || !(field.usable)(m) {
+                return;
+            }
+            for &k in &rivals {
+                let node = &self.nodes[k as usize];
+                let closer = q.distance_squared(node.pos);
+                if closer < d2 || (closer == d2 && k < n) {
+                    return;
+                }
+                if node.parent == n && segment_distance(q, pos, node.pos) <= p.restriction {
+                    return;
+                }
+            }
+            out.push(m);
+        });
+    }
+
+    /// One growth iteration over the live subtree rooted at `top`; `draw`
+    /// returns uniforms in `[0, 1)` for the tests of Eq 3. Returns the number
+    /// of children created.
+    pub fn grow(
+        &mut self,
+        field: &Field,
+        p: &TreeParams,
+        lure: Lure,
+        top: u32,
+        draw: &mut dyn FnMut() -> f64,
+    ) -> usize {
+        self.grow_weighted(field, p, lure, top, draw, f)
+    }
+
+    fn grow_weighted(
+        &mut self,
+        field: &Field,
+        p: &TreeParams,
+        lure: Lure,
+        top: u32,
+        draw: &mut dyn FnMut() -> f64,
+        weight: fn(Vec2, Vec2) -> f64,
+    ) -> usize {
+        self.iterations += 1;
+        // (i) Markers processing: S(n) for every growing node.
+        let mut sets: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut scratch = Vec::new();
+        for n in top..self.nodes.len() as u32 {
+            if self.nodes[n as usize].exhausted || !self.descends(n, top) {
+                continue;
+            }
+            self.markers_of(n, field, p, &mut scratch);
+            if scratch.is_empty() {
+                self.nodes[n as usize].exhausted = true;
+            } else {
+                sets.push((n, std::mem::take(&mut scratch)));
+            }
+        }
+        if sets.is_empty() {
+            return 0;
+        }
+        // The reference node: n_g closest to the goal (Eq 2), or n_e farthest
+        // from c (Eq 13), among the nodes that can grow.
+        let reference = sets
+            .iter()
+            .map(|(n, _)| *n)
+            .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
+            .unwrap_or(top);
+        let ref_pos = self.pos(reference);
+        // (ii) Addition of new nodes; children join the tree at the end.
+        let mut born = Vec::new();
+        for (n, mut set) in sets {
+            let pos = self.pos(n);
+            let chance = match lure {
+                Lure::Goal(g) => p_grow(pos, ref_pos, g),
+                Lure::Away(c) => p_escape(pos, ref_pos, c),
+            };
+            let x = lure.heading(pos);
+            while !set.is_empty() {
+                // Eq. 3: a child when P(n) ≥ ξ; the reference node always passes.
+                if n != reference && chance < draw() {
+                    break;
+                }
+                let Some(d) = weighted_direction(pos, x, set.iter().map(|&m| field.markers[m as usize]), weight) else {
+                    break;
+                };
+                let child = child_position(pos, d, p.alpha);
+                // The segment takes the markers near it, whether or not it can be walked.
+                let before = set.len();
+                set.retain(|&m| segment_distance(field.markers[m as usize], pos, child) > p.restriction);
+                if segment_clear(field.walk, pos, child, field.clearance) {
+                    born.push(Node { pos: child, parent: n, exhausted: false });
+                }
+                // Markers balanced around n but all beyond the restriction
+                // distance would give the same child forever.
+                if set.len() == before {
+                    break;
+                }
+            }
+        }
+        let created = born.len();
+        self.nodes.extend(born);
+        created
+    }
+
+    /// Adds a child of `parent` at `pos` (a sidestep the executor chose), returning its index.
+    pub fn push_child(&mut self, parent: u32, pos: Vec2) -> u32 {
+        self.nodes.push(Node { pos, parent, exhausted: false });
+        self.nodes.len() as u32 - 1
+    }
+
+    /// The live node with the best lure score (ties: the lower index) in the subtree of `top`.
+    pub fn best_in(&self, top: u32, lure: Lure) -> u32 {
+        (top..self.nodes.len() as u32)
+            .filter(|&n| self.descends(n, top))
+            .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
+            .unwrap_or(top)
+    }
+
+    /// The child of `n` whose branch brings the agent closest to the goal
+    /// (best lure score anywhere in its subtree); ties: the older child.
+    pub fn choose_branch(&self, n: u32, lure: Lure) -> Option<u32> {
+        let len = self.nodes.len();
+        // Children have larger indices: one backward pass gives subtree bests.
+        let mut best = vec![f64::INFINITY; len];
+        for k in (n as usize..len).rev() {
+            let own = lure.score(self.nodes[k].pos);
+            if own < best[k] {
+                best[k] = own;
+            }
+            let parent = self.nodes[k].parent;
+            if parent != NO_NODE && (parent as usize) >= n as usize && best[k] < best[parent as usize] {
+                best[parent as usize] = best[k];
+            }
+        }
+        self.children(n).min_by(|&a, &b| best[a as usize].total_cmp(&best[b as usize]).then(a.cmp(&b)))
+    }
+
+    /// Removes every node outside `keep` (and its ancestors), renumbering the
+    /// rest in order; the indices in `track` are renumbered too (`NO_NODE`
+    /// when their node is gone). Freed markers become available again.
+    pub fn retain(&mut self, keep: impl Fn(&Tree, u32) -> bool, track: &mut [&mut u32]) {
+        let mut remap = vec![NO_NODE; self.nodes.len()];
+        let mut kept = Vec::with_capacity(self.nodes.len());
+        for k in 0..self.nodes.len() {
+            let parent = self.nodes[k].parent;
+            let parent_kept = parent == NO_NODE || remap[parent as usize] != NO_NODE;
+            if parent_kept && keep(self, k as u32) {
+                remap[k] = kept.len() as u32;
+                let new_parent = if parent == NO_NODE { NO_NODE } else { remap[parent as usize] };
+                kept.push(Node { pos: self.nodes[k].pos, parent: new_parent, exhausted: false });
+            }
+        }
+        self.nodes = kept;
+        for t in track.iter_mut() {
+            **t = if **t == NO_NODE { NO_NODE } else { remap[**t as usize] };
+        }
+    }
+
+    /// Keeps the path from the root to `n` and the subtree of `keep_below`
+    /// (a child of `n`, or `NO_NODE`): the unchosen branches die.
+    pub fn prune_at(&mut self, n: u32, keep_below: u32, track: &mut [&mut u32]) {
+        let mut on_path = vec![false; self.nodes.len()];
+        let mut k = n;
+        while k != NO_NODE {
+            on_path[k as usize] = true;
+            k = self.nodes[k as usize].parent;
+        }
+        self.retain(|t, k| on_path[k as usize] || (keep_below != NO_NODE && t.descends(k, keep_below)), track);
+    }
+
+    /// Drops the nodes more than `depth` levels above `n` that only lead to it,
+    /// re-rooting the tree, so a long walk keeps the tree small.
+    pub fn forget_behind(&mut self, n: u32, depth: u32, track: &mut [&mut u32]) {
+        let mut root = n;
+        for _ in 0..depth {
+            match self.nodes[root as usize].parent {
+                NO_NODE => return,
+                parent => root = parent,
+            }
+        }
+        if root == 0 {
+            return;
+        }
+        self.nodes[root as usize].parent = NO_NODE;
+        self.retain(|t, k| t.descends(k, root), track);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Markers as MarkerSpec, Rect, World};
+
+    fn v(x: f64, y: f64) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    #[test]
+    fn f_of_eq7_by_hand() {
+        // Aligned, |y| = 1: (1 + 1) / 2.
+        assert!((f(v(1.0, 0.0), v(1.0, 0.0)) - 1.0).abs() < 1e-15);
+        // Perpendicular, |y| = 3: 1 / 4.
+        assert!((f(v(0.0, 2.0), v(3.0, 0.0)) - 0.25).abs() < 1e-15);
+        // Opposite: 0; zero vectors: 0.
+        assert_eq!(f(v(1.0, 0.0), v(-2.0, 0.0)), 0.0);
+        assert_eq!(f(Vec2::ZERO, v(1.0, 0.0)), 0.0);
+        // 60°, |y| = 1: (1 + 1/2) / 2.
+        let y = v(0.5, 0.75f64.sqrt());
+        assert!((f(v(5.0, 0.0), y) - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weights_of_eq6_pull_towards_the_goal() {
+        // Markers at (1,0) and (0,1), goal along +x: f = 1 and 1/2, w = 2/3 and 1/3.
+        let d = growth_direction(Vec2::ZERO, v(10.0, 0.0), [v(1.0, 0.0), v(0.0, 1.0)].into_iter()).unwrap();
+        assert!((d - v(2.0 / 3.0, 1.0 / 3.0)).length() < 1e-12);
+        // Only a marker behind: no direction.
+        assert!(growth_direction(Vec2::ZERO, v(1.0, 0.0), [v(-1.0, 0.0)].into_iter()).is_none());
+        assert!((child_position(Vec2::ZERO, v(3.0, 4.0), 2.0) - v(1.2, 1.6)).length() < 1e-15);
+    }
+
+    #[test]
+    fn eq2_and_eq13_by_hand() {
+        let g = v(10.0, 0.0);
+        assert_eq!(p_grow(v(6.0, 0.0), v(6.0, 0.0), g), 1.0);
+        assert!((p_grow(v(2.0, 0.0), v(6.0, 0.0), g) - 0.5).abs() < 1e-15);
+        let c = Vec2::ZERO;
+        assert_eq!(p_escape(v(8.0, 0.0), v(8.0, 0.0), c), 1.0);
+        assert!((p_escape(v(0.0, 2.0), v(8.0, 0.0), c) - 0.25).abs() < 1e-15);
+    }
+
+    fn field_world(w: f64, h: f64, spacing: f64) -> (Vec<Vec2>, Grid, Walkable) {
+        let bounds = Rect { min: v(0.0, 0.0), max: v(w, h) };
+        let mut pts = Vec::new();
+        let mut y = spacing / 2.0;
+        while y < h {
+            let mut x = spacing / 2.0;
+            while x < w {
+                pts.push(v(x, y));
+                x += spacing;
+            }
+            y += spacing;
+        }
+        let mut grid = Grid::new(bounds, 1.2, 1 << 20);
+        grid.rebuild(&pts);
+        let world = World {
+            bounds,
+            obstacles: vec![],
+            regions: vec![],
+            markers: MarkerSpec { base: None, overrides: vec![], estimated_count: 0 },
+            shapes: vec![],
+            masks: vec![],
+        };
+        (pts, grid, Walkable::new(&world, 1.0))
+    }
+
+    /// Grows from (3, 10) towards (27, 10) for at most 49 iterations (the
+    /// paper's bound) and returns the tree.
+    fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
+        let (pts, grid, walk) = field_world(30.0, 20.0, 0.35);
+        let usable = |_: u32| true;
+        let field = Field { markers: &pts, index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
+        let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
+        let g = v(27.0, 10.0);
+        let mut tree = Tree::new(v(3.0, 10.0));
+        let mut k = 0u64;
+        let mut draw = || {
+            k += 1;
+            (crate::sim::rng::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        while tree.pos(tree.best_in(0, Lure::Goal(g))).distance(g) > 2.0 && tree.iterations < 49 {
+            tree.grow_weighted(&field, &p, Lure::Goal(g), 0, &mut draw, weight);
+        }
+        tree
+    }
+
+    #[test]
+    fn grows_to_a_goal_in_open_space_and_branches() {
+        let g = v(27.0, 10.0);
+        let tree = grow_open_room(f);
+        assert!(tree.pos(tree.best_in(0, Lure::Goal(g))).distance(g) <= 2.0, "{} iterations", tree.iterations);
+        assert!(tree.iterations <= 13, "24 m at α = 2 m takes about 12 iterations, took {}", tree.iterations);
+        assert!(tree.nodes.iter().any(|n| tree.children(n.parent).count() >= 2), "no bifurcation");
+    }
+
+    #[test]
+    fn a_weight_that_ignores_the_goal_does_not_get_there() {
+        // Eq 7 without its cosine term: nearer markers weigh more, whatever their direction.
+        fn blind(_: Vec2, y: Vec2) -> f64 {
+            1.0 / (1.0 + y.length())
+        }
+        let paper = grow_open_room(f);
+        let wrong = grow_open_room(blind);
+        // Without the goal term the tree floods the room instead of heading for the goal.
+        assert!(wrong.iterations > paper.iterations + 2, "{} vs {} iterations", wrong.iterations, paper.iterations);
+        assert!(wrong.len() > paper.len(), "{} vs {} nodes", wrong.len(), paper.len());
+    }
+
+    #[test]
+    fn pruning_keeps_the_chosen_branch_and_renumbers() {
+        let mut t = Tree::new(v(0.0, 0.0));
+        for (pos, parent) in [(v(1.0, 0.0), 0), (v(0.0, 1.0), 0), (v(2.0, 0.0), 1), (v(0.0, 2.0), 2)] {
+            t.nodes.push(Node { pos, parent, exhausted: false });
+        }
+        let g = Lure::Goal(v(5.0, 0.0));
+        assert_eq!(t.choose_branch(0, g), Some(1));
+        let mut at = 0;
+        let mut next = 3;
+        t.prune_at(0, 1, &mut [&mut at, &mut next]);
+        assert_eq!(t.len(), 3);
+        assert_eq!((at, next), (0, 2));
+        assert_eq!(t.pos(next), v(2.0, 0.0));
+    }
+}
