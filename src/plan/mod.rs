@@ -3,4 +3,5 @@
 //! Invariants: pure data structures and functions; no randomness except the
 //! uniforms handed in by the executor, no printing.
 
+pub mod astar;
 pub mod tree;

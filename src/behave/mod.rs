@@ -1,0 +1,4 @@
+//! Behaviours and their rules: group formations, group space and the
+//! free-space test that chooses a formation.
+
+pub mod groups;
