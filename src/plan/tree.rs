@@ -208,15 +208,29 @@ impl Tree {
         false
     }
 
+    /// Which nodes lie in the subtree of `top`, in one pass (parents come before children).
+    pub fn subtree(&self, top: u32) -> Vec<bool> {
+        let mut inside = vec![false; self.nodes.len()];
+        for k in top as usize..self.nodes.len() {
+            let parent = self.nodes[k].parent;
+            inside[k] = k == top as usize || (parent != NO_NODE && parent >= top && inside[parent as usize]);
+        }
+        inside
+    }
+
     /// `S(n)` (Eq 1): markers within `A_r` of `n`, closer to `n` than to any
     /// other node, usable, and not taken by the segment of one of `n`'s children.
     fn markers_of(&self, n: u32, field: &Field, p: &TreeParams, out: &mut Vec<u32>) {
         out.clear();
         let pos = self.pos(n);
         let reach = p.action_radius;
-        // Only nodes within 2 A_r can be closer to one of n's markers.
+        // Only nodes within 2 A_r can be closer to one of n's markers; n's
+        // children take markers by their segments however far they lie.
         let rivals: Vec<u32> = (0..self.nodes.len() as u32)
-            .filter(|&k| k != n && self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
+            .filter(|&k| {
+                k != n
+                    && (self.nodes[k as usize].parent == n || self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
+            })
             .collect();
         let r2 = reach * reach;
         field.index.for_each_near(pos, reach, |m, q| {
@@ -265,8 +279,9 @@ impl Tree {
         // (i) Markers processing: S(n) for every growing node.
         let mut sets: Vec<(u32, Vec<u32>)> = Vec::new();
         let mut scratch = Vec::new();
+        let inside = self.subtree(top);
         for n in top..self.nodes.len() as u32 {
-            if self.nodes[n as usize].exhausted || !self.descends(n, top) {
+            if self.nodes[n as usize].exhausted || !inside[n as usize] {
                 continue;
             }
             self.markers_of(n, field, p, &mut scratch);
@@ -331,8 +346,9 @@ impl Tree {
 
     /// The live node with the best lure score (ties: the lower index) in the subtree of `top`.
     pub fn best_in(&self, top: u32, lure: Lure) -> u32 {
+        let inside = self.subtree(top);
         (top..self.nodes.len() as u32)
-            .filter(|&n| self.descends(n, top))
+            .filter(|&n| inside[n as usize])
             .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
             .unwrap_or(top)
     }

@@ -116,6 +116,11 @@ pub(super) fn actions_of(body: &BehaviourBody) -> impl Iterator<Item = &Action> 
     rules.iter().flat_map(|r| r.actions.iter()).chain(states.iter().flat_map(|s| s.actions.iter()))
 }
 
+/// The actions of a behaviour's first mode.
+pub(super) fn first_mode_actions(body: &BehaviourBody) -> &[Action] {
+    mode_actions(body, 0)
+}
+
 /// The actions of mode `mode` of a behaviour (none for `NONE`).
 fn mode_actions(body: &BehaviourBody, mode: u32) -> &[Action] {
     if mode == NONE {

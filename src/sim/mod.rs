@@ -268,7 +268,6 @@ impl<'p> Simulation<'p> {
         };
         let max_personal = program.populations.iter().map(|p| upper_bound(&p.personal_space)).fold(0.0, f64::max);
         let markers = markers::generate(&program.world, seed);
-        let marker_grid = markers.index(sc.tree.action_radius.max(max_personal).max(0.5));
         let (mut uses_reservation, mut uses_claims) = (false, false);
         for b in &program.behaviours {
             for a in decide::actions_of(&b.body) {
@@ -282,6 +281,10 @@ impl<'p> Simulation<'p> {
                 }
             }
         }
+        // Cells as small as the smallest query radius: the queries visit few markers they then reject.
+        let radius =
+            if uses_reservation { sc.tree.alpha / 2.0 } else { sc.tree.action_radius.min(max_personal.max(0.1)) };
+        let marker_grid = markers.index(radius.max(0.25));
         let escape_subjects = paths::escape_subjects(program);
         let arrival = param(program, "motion", "arrival_radius")?;
         let header = &program.header;

@@ -24,6 +24,8 @@ use crate::world::geometry::{bounding_box, contains};
 /// A crowd agent that has waited this long for a node's markers regrows its
 /// path around the markers others hold, s.
 const PATIENCE: f64 = 1.0;
+/// The same when the blocker comes the other way or stands still, s.
+const URGENT_PATIENCE: f64 = 0.25;
 /// Ancestors kept behind the node an agent walks from: enough for the
 /// Voronoi competition of Eq 1 near the agent, few enough to keep trees small.
 const KEEP_BEHIND: u32 = 2;
@@ -45,6 +47,13 @@ pub(crate) enum Drive {
     Form { shape: ShapeId, mask: Option<MaskId> },
     /// Direct motion with an alignment mask's weights.
     Align(MaskId),
+}
+
+/// The two reservation passes after each step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    At,
+    Next,
 }
 
 /// One agent's path state.
@@ -72,6 +81,10 @@ pub(crate) struct Walk {
     pub waited: u32,
     /// Regrowing around the markers others hold.
     pub avoid: bool,
+    /// The agent blocking the next node walks the other way or stands still.
+    pub urgent: bool,
+    /// The agent blocking the next node has arrived where it was going.
+    pub behind_arrived: bool,
     /// Surround: markers this agent's tree claimed at the last apply.
     pub claimed: Vec<u32>,
     /// Growth iterations drawn so far over the agent's life: the number of its next growth stream.
@@ -238,6 +251,13 @@ impl Simulation<'_> {
         let pos = self.agents.pos[i];
         let idle = Plan { target: pos, active: false, direct: None, enforce: true };
         let drive = self.agents.drive[i];
+        if let (true, Drive::Tree { reserve, .. }) = (self.agents.leaving[i], drive) {
+            // A leaving agent keeps walking its tree (towards the exit, its aim now).
+            return match self.aim_point(i, self.agents.aim[i]) {
+                Some(p) => self.tree_plan(i, walk, Lure::Goal(p), reserve, false),
+                None => idle,
+            };
+        }
         if self.agents.leaving[i] || self.agents.arrived[i] && !matches!(drive, Drive::Escape(_)) {
             return match self.aim_point(i, self.agents.aim[i]) {
                 Some(p) if self.agents.leaving[i] => Plan { target: p, active: true, direct: None, enforce: true },
@@ -343,7 +363,9 @@ impl Simulation<'_> {
             // Sec 6: A_r = α/2, so a node's markers and its neighbours' cover the segments between them.
             params.action_radius = params.alpha / 2.0;
         }
-        let still = Plan { target: pos, active: false, direct: None, enforce: !reserve };
+        // Waiting behind an agent that has arrived counts as walking, blocked:
+        // inside the goal region that is arriving too, so regions fill from their aim outwards.
+        let still = Plan { target: pos, active: reserve && walk.behind_arrived, direct: None, enforce: !reserve };
         let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         if tree.is_empty() {
             *tree = Tree::new(pos);
@@ -366,8 +388,9 @@ impl Simulation<'_> {
             // Pursue: the target crossed the tree; keep the path to the crossing node only.
             if !walk.done {
                 let r2 = params.action_radius * params.action_radius;
-                let crossing = (head..tree.len() as u32)
-                    .find(|&n| tree.pos(n).distance_squared(g) <= r2 && tree.descends(n, head));
+                let inside = tree.subtree(head);
+                let crossing =
+                    (head..tree.len() as u32).find(|&n| inside[n as usize] && tree.pos(n).distance_squared(g) <= r2);
                 if let Some(n) = crossing {
                     let (mut at, mut next) = (walk.at, walk.next);
                     tree.prune_at(n, NO_NODE, &mut [&mut at, &mut next]);
@@ -406,8 +429,9 @@ impl Simulation<'_> {
         if reserve && walk.next != NO_NODE && !(walk.granted && walk.holds_at) {
             walk.waited += 1;
             // Patience varies by agent so that agents blocking each other do not all turn at once.
+            let base = if walk.urgent { URGENT_PATIENCE } else { PATIENCE };
             let patience =
-                PATIENCE * (0.5 + (crate::sim::rng::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
+                base * (0.5 + (crate::sim::rng::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
             if f64::from(walk.waited) * self.dt >= patience {
                 let at = walk.at;
                 tree.prune_at(at, NO_NODE, &mut [&mut walk.at]);
@@ -417,7 +441,7 @@ impl Simulation<'_> {
                 walk.avoid = true;
                 walk.waited = 0;
                 tree.iterations = 0;
-                if let Some(side) = self.sidestep(tree.pos(walk.at), point, params, id) {
+                if let Some(side) = self.sidestep(tree.pos(walk.at), point, params, id, self.agents.radius[i]) {
                     walk.next = tree.push_child(walk.at, side);
                 }
             }
@@ -441,10 +465,15 @@ impl Simulation<'_> {
             // At a leaf: the goal is near (walk to it), or the tree is still growing, or it is stuck.
             return match lure {
                 Lure::Goal(g) if walk.done => {
-                    if reserve && !walk.holds_at {
+                    if reserve {
+                        // The last leg is reserved like any segment: the goal becomes the next node.
+                        if pos.distance(g) > beta && segment_clear(&self.walk, tree.pos(walk.at), g, 0.0) {
+                            walk.next = tree.push_child(walk.at, g);
+                            walk.granted = false;
+                        }
                         return still;
                     }
-                    Plan { target: g, active: true, direct: None, enforce: !reserve }
+                    Plan { target: g, active: true, direct: None, enforce: true }
                 }
                 _ => {
                     if tree.iterations >= self.sc.max_iterations || tree.len() == 1 && tree.iterations > 0 {
@@ -483,7 +512,7 @@ impl Simulation<'_> {
     /// in head-on flows that deadlocks. Its own account of lanes is that
     /// people "change trajectory whenever they encounter an entity moving in
     /// the opposite direction", which is what this does after the wait.
-    fn sidestep(&self, from: Vec2, goal: Vec2, params: TreeParams, id: u32) -> Option<Vec2> {
+    fn sidestep(&self, from: Vec2, goal: Vec2, params: TreeParams, id: u32, radius: f64) -> Option<Vec2> {
         const C30: f64 = 0.866_025_403_784_438_6;
         const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
         let dir = super::unit(goal - from)?;
@@ -493,7 +522,7 @@ impl Simulation<'_> {
                 let s = s * side;
                 let d = Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c);
                 let cand = from + d * params.alpha;
-                if !segment_clear(&self.walk, from, cand, 0.0) {
+                if !segment_clear(&self.walk, from, cand, radius) {
                     continue;
                 }
                 let mut free = true;
@@ -532,27 +561,13 @@ impl Simulation<'_> {
                     walk.held_at = std::mem::take(&mut walk.held_next);
                 }
             }
-            for i in 0..n {
-                if !matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }) || self.agents.leaving[i] {
-                    continue;
-                }
-                let id = self.agents.id[i];
-                let r = self.sc.tree.alpha / 2.0;
-                let mut walk = std::mem::take(&mut self.agents.walk[i]);
-                if let Some(tree) = &walk.tree {
-                    if !walk.holds_at && (walk.at as usize) < tree.len() {
-                        // Reaching a node retrieves its markers (those nobody else holds).
-                        walk.held_at = self.hold_free(tree.pos(walk.at), r, id);
-                        walk.holds_at = true;
-                    }
-                    if walk.holds_at && !walk.granted && walk.next != NO_NODE {
-                        if let Some(list) = self.try_hold(tree.pos(walk.next), r, id) {
-                            walk.held_next = list;
-                            walk.granted = true;
-                        }
+            // Every agent's own node first, so an agent that holds nothing yet is still seen.
+            for pass in [Hold::At, Hold::Next] {
+                for i in 0..n {
+                    if matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }) {
+                        self.hold(i, pass);
                     }
                 }
-                self.agents.walk[i] = walk;
             }
         }
         if self.uses_claims {
@@ -589,36 +604,79 @@ impl Simulation<'_> {
         }
     }
 
-    /// Holds the markers within `r` of `p` that nobody else holds.
-    fn hold_free(&mut self, p: Vec2, r: f64, id: u32) -> Vec<u32> {
-        let mut list = Vec::new();
-        self.markers.within(&self.marker_grid, p, r, |m| {
-            if self.held[m as usize] == NONE {
+    /// One reservation pass for agent `i`: the markers of the node it stands
+    /// on (those still free), or of the node it wants to walk to (all or none).
+    fn hold(&mut self, i: usize, pass: Hold) {
+        let id = self.agents.id[i];
+        let r = self.sc.tree.alpha / 2.0;
+        let mut walk = std::mem::take(&mut self.agents.walk[i]);
+        if let Some(tree) = &walk.tree {
+            match pass {
+                Hold::At if !walk.holds_at && (walk.at as usize) < tree.len() => {
+                    // Where two agents appeared closer than a node's reach, the later one
+                    // holds what is free (so others see it) and waits for the rest.
+                    let mut list = std::mem::take(&mut walk.held_at);
+                    walk.holds_at = self.hold_free(tree.pos(walk.at), r, id, &mut list);
+                    walk.held_at = list;
+                }
+                Hold::Next if walk.holds_at && !walk.granted && walk.next != NO_NODE => {
+                    match self.try_hold(tree.pos(walk.next), r, id) {
+                        Ok(list) => {
+                            walk.held_next = list;
+                            walk.granted = true;
+                        }
+                        Err(holder) => {
+                            // Someone coming the other way, or standing still, is not worth waiting for.
+                            let heading = self.agents.ori[i];
+                            (walk.urgent, walk.behind_arrived) = match self.agents.id.binary_search(&holder) {
+                                Ok(j) => (
+                                    self.agents.ori[j].dot(heading) < 0.0 || self.agents.vel[j].length_squared() == 0.0,
+                                    self.agents.arrived[j],
+                                ),
+                                Err(_) => (false, false),
+                            };
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.agents.walk[i] = walk;
+    }
+
+    /// Adds to `list` the markers within `r` of `p` that nobody else holds;
+    /// whether that is all of them.
+    fn hold_free(&mut self, p: Vec2, r: f64, id: u32, list: &mut Vec<u32>) -> bool {
+        let mut all = true;
+        self.markers.within(&self.marker_grid, p, r, |m| match self.held[m as usize] {
+            NONE => {
+                self.held[m as usize] = id;
                 list.push(m);
             }
+            h => all &= h == id,
         });
-        for &m in &list {
-            self.held[m as usize] = id;
-        }
-        list
+        all
     }
 
     /// Holds every marker within `r` of `p` for agent `id` when none is held by another.
-    fn try_hold(&mut self, p: Vec2, r: f64, id: u32) -> Option<Vec<u32>> {
+    /// `Err` names the holder of the first marker held by another agent.
+    fn try_hold(&mut self, p: Vec2, r: f64, id: u32) -> Result<Vec<u32>, u32> {
         let mut list = Vec::new();
-        let mut free = true;
+        let mut holder = NONE;
         self.markers.within(&self.marker_grid, p, r, |m| {
             let h = self.held[m as usize];
-            free &= h == NONE || h == id;
+            if h != NONE && h != id && holder == NONE {
+                holder = h;
+            }
             list.push(m);
         });
-        if !free {
-            return None;
+        if holder != NONE {
+            return Err(holder);
         }
         for &m in &list {
             self.held[m as usize] = id;
         }
-        Some(list)
+        Ok(list)
     }
 
     /// The centroid of each escaped-from subject's agents (perceive phase).

@@ -177,6 +177,17 @@ impl Simulation<'_> {
         self.log[self.agents.id[i] as usize].sought = true;
         self.agents.mode_label[i] = self.leaving_label;
         self.refresh_goal_label(i);
+        if self.agents.drive[i] == super::paths::Drive::Straight {
+            // Leaving before any mode was entered: walk out with the planner of the behaviour's first mode.
+            let b = self.program.populations[self.agents.mind[i].member.population.index()].behaviour;
+            let drive = super::paths::drive_of(
+                super::decide::first_mode_actions(&self.program.behaviours[b.index()].body),
+                &self.escape_subjects,
+            );
+            if let super::paths::Drive::Tree { .. } = drive {
+                self.reset_walk(i, drive);
+            }
+        }
     }
 
     /// The distance a new body of radius `r` keeps from the others when it can.
