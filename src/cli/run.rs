@@ -10,7 +10,7 @@ use clap::Args;
 use super::{default_trace_path, load, Failure};
 use crate::ir::Program;
 use crate::sim::{self, Outcome, SimError, Simulation};
-use crate::trace::csv::CsvWriter;
+use crate::trace::csv::record_in_background;
 use crate::trace::meta::{meta_json, RunInfo};
 use crate::trace::{meta_path, write_atomic, write_atomic_with};
 
@@ -74,26 +74,28 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
         let start = Instant::now();
         let mut sim = Simulation::new(program, seed).map_err(sim_failure)?;
         if to_stdout {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-            let (outcome, rows) = simulate(&mut sim, &mut w, program, args.precision).map_err(sim_failure)?;
+            // Not a lock: the trace is written from another thread.
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout());
+            let (outcome, rows, drain) = simulate(&mut sim, &mut w, program, args.precision).map_err(sim_failure)?;
             let t = Instant::now();
             w.flush().map_err(|e| Failure::io(format!("cannot write the trace: {e}")))?;
-            Ok(Report { outcome, rows, wall: start.elapsed(), finish: t.elapsed() })
+            Ok(Report { outcome, rows, wall: start.elapsed(), finish: drain + t.elapsed() })
         } else {
             let mut result = None;
             let mut finish_from = Instant::now();
+            let mut drain = Duration::ZERO;
             write_atomic_with(&out, |w| -> Result<(), SimError> {
-                let r = simulate(&mut sim, w, program, args.precision)?;
+                let (outcome, rows, d) = simulate(&mut sim, w, program, args.precision)?;
                 finish_from = Instant::now();
-                result = Some(r);
+                drain = d;
+                result = Some((outcome, rows));
                 Ok(())
             })
             .map_err(|e| match e {
                 SimError::Record(io) => Failure::io(format!("cannot write {}: {io}", out.display())),
                 other => sim_failure(other),
             })?;
-            let finish = finish_from.elapsed();
+            let finish = drain + finish_from.elapsed();
             let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
             let info = RunInfo {
                 scenario_file: &file.name,
@@ -130,24 +132,29 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs the simulation to the end, streaming the trace to `w`; returns the
-/// outcome and the number of rows written.
+/// Runs the simulation to the end, streaming the trace to `w` from a
+/// background thread; returns the outcome, the number of rows written and how
+/// long the writer took to catch up once the simulation had finished.
 fn simulate(
     sim: &mut Simulation<'_>,
-    w: &mut dyn Write,
+    w: &mut (dyn Write + Send),
     program: &Program,
     precision: Option<u8>,
-) -> Result<(Outcome, u64), SimError> {
-    let mut csv = CsvWriter::new(w, sim.labels(), &program.output.columns, precision)?;
-    let mut progress = Progress::new(sim.total_steps());
-    sim.start(&mut csv)?;
-    while !sim.finished() {
-        sim.step(&mut csv)?;
-        progress.tick(sim.steps_done());
-    }
-    progress.done();
-    let rows = csv.rows();
-    Ok((sim.finish(), rows))
+) -> Result<(Outcome, u64, Duration), SimError> {
+    let labels = sim.labels().clone();
+    let mut ended = None;
+    let (outcome, rows) = record_in_background(w, &labels, &program.output.columns, precision, |csv| {
+        let mut progress = Progress::new(sim.total_steps());
+        sim.start(csv)?;
+        while !sim.finished() {
+            sim.step(csv)?;
+            progress.tick(sim.steps_done());
+        }
+        progress.done();
+        ended = Some(Instant::now());
+        Ok::<_, SimError>(sim.finish())
+    })?;
+    Ok((outcome, rows, ended.map_or(Duration::ZERO, |t| t.elapsed())))
 }
 
 /// A progress bar on stderr, only for a terminal and only once the run has

@@ -50,13 +50,48 @@ fn write_shortest(out: &mut Vec<u8>, x: f64) {
     // Well inside the positional range no exponent can appear (the shortest
     // digits may round up a decade, never two): skip looking for one.
     if (1e-4..1e15).contains(&a) {
-        out.extend_from_slice(s.strip_suffix(b".0").unwrap_or(s));
+        push_short(out, s.strip_suffix(b".0").unwrap_or(s));
         return;
     }
     match s.iter().position(|&b| b == b'e') {
         None => out.extend_from_slice(s.strip_suffix(b".0").unwrap_or(s)),
         Some(e) => write_plain(out, &s[..e], parse_exponent(&s[e + 1..])),
     }
+}
+
+/// Appends `s`, short ones (numbers, labels: most of a trace) with a few
+/// fixed-size moves instead of a call to `memcpy`.
+#[inline(always)]
+pub(crate) fn append(out: &mut Vec<u8>, s: &[u8]) {
+    if s.len() > 32 {
+        out.extend_from_slice(s);
+    } else {
+        push_short(out, s);
+    }
+}
+
+/// [`append`] for at most 32 bytes.
+#[inline(always)]
+fn push_short(out: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    debug_assert!(n <= 32);
+    let at = out.len();
+    out.resize(at + 32, 0);
+    let dst = &mut out[at..at + 32];
+    // Two moves of the largest size that fits, overlapping in the middle.
+    if n >= 16 {
+        dst[..16].copy_from_slice(&s[..16]);
+        dst[n - 16..][..16].copy_from_slice(&s[n - 16..][..16]);
+    } else if n >= 8 {
+        dst[..8].copy_from_slice(&s[..8]);
+        dst[n - 8..][..8].copy_from_slice(&s[n - 8..][..8]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&s[..4]);
+        dst[n - 4..][..4].copy_from_slice(&s[n - 4..][..4]);
+    } else {
+        dst[..n].copy_from_slice(s);
+    }
+    out.truncate(at + n);
 }
 
 fn parse_exponent(s: &[u8]) -> i32 {

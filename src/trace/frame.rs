@@ -56,6 +56,60 @@ impl FrameView<'_> {
     }
 }
 
+/// An owned copy of a frame, for a recorder that works on it later (on
+/// another thread). Copying into an existing one reuses its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pub frame: u64,
+    pub t: f64,
+    pub id: Vec<u32>,
+    pub pos: Vec<Vec2>,
+    pub vel: Vec<Vec2>,
+    pub ori: Vec<Vec2>,
+    pub population: Vec<u32>,
+    pub group: Vec<u32>,
+    pub mode: Vec<u32>,
+    pub goal: Vec<u32>,
+    pub radius: Vec<f64>,
+}
+
+impl Frame {
+    /// Makes `self` a copy of `view`.
+    pub fn copy_from(&mut self, view: &FrameView<'_>) {
+        fn set<T: Copy>(v: &mut Vec<T>, from: &[T]) {
+            v.clear();
+            v.extend_from_slice(from);
+        }
+        self.frame = view.frame;
+        self.t = view.t;
+        set(&mut self.id, view.id);
+        set(&mut self.pos, view.pos);
+        set(&mut self.vel, view.vel);
+        set(&mut self.ori, view.ori);
+        set(&mut self.population, view.population);
+        set(&mut self.group, view.group);
+        set(&mut self.mode, view.mode);
+        set(&mut self.goal, view.goal);
+        set(&mut self.radius, view.radius);
+    }
+
+    pub fn view(&self) -> FrameView<'_> {
+        FrameView {
+            frame: self.frame,
+            t: self.t,
+            id: &self.id,
+            pos: &self.pos,
+            vel: &self.vel,
+            ori: &self.ori,
+            population: &self.population,
+            group: &self.group,
+            mode: &self.mode,
+            goal: &self.goal,
+            radius: &self.radius,
+        }
+    }
+}
+
 /// Receives each recorded frame in order.
 pub trait Recorder {
     fn record(&mut self, frame: &FrameView<'_>) -> io::Result<()>;

@@ -30,14 +30,15 @@ pub use frame::{FrameView, Labels, Recorder, NONE};
 /// rename: an interrupted or failed write leaves the previous file (or none),
 /// never a partial one. Creates the parent folder if it is missing.
 pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    write_atomic_with(path, f)
+    write_atomic_with(path, |w| f(w))
 }
 
 /// [`write_atomic`] for writers whose failure is richer than an I/O error
-/// (a simulation that stops mid-run, for instance).
+/// (a simulation that stops mid-run, for instance), and that may hand the
+/// file to another thread.
 pub fn write_atomic_with<E: From<io::Error>>(
     path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+    f: impl FnOnce(&mut (dyn Write + Send)) -> Result<(), E>,
 ) -> Result<(), E> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
