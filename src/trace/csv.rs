@@ -96,8 +96,12 @@ impl RowFormat {
                         write_f64(buf, vel.length(), p);
                     }
                     Column::Goal => buf.extend_from_slice(label(&self.goals, frame.goal[i])),
-                    // Formations are not modelled yet: the column stays empty.
-                    Column::Formation => {}
+                    Column::Formation => {
+                        let names = super::frame::FORMATION_NAMES;
+                        if let Some(name) = names.get(frame.formation[i] as usize) {
+                            buf.extend_from_slice(name.as_bytes());
+                        }
+                    }
                     Column::Radius => write_f64(buf, frame.radius[i], p),
                 }
             }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::ir::{AreaRef, ExpectationKind, Program, Rect, Shape, Subject, Vec2};
+use crate::ir::{AreaRef, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
 use crate::math;
 use crate::sim::AgentLog;
 use crate::world::geometry::contains;
@@ -364,9 +364,77 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
                 ok_or((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
             }
         },
-        ExpectationKind::FormationIs { .. } => {
-            Verdict::NotImplemented("formations are not modelled yet, so they cannot be recognised".into())
+        ExpectationKind::FormationIs { group, formation, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let rows = fr.rows(f, *group);
+                if rows.is_empty() {
+                    return Verdict::Fails(format!("no such agent at {} s", f.t));
+                }
+                match formation_of(&rows, &rec.formation) {
+                    FormationSeen::NoColumn => {
+                        Verdict::Fails("the trace has no `formation` column (output { columns formation })".into())
+                    }
+                    FormationSeen::None => {
+                        Verdict::Fails(format!("none of {} agent(s) walks in formation at {} s", rows.len(), f.t))
+                    }
+                    FormationSeen::Mixed(kinds) => {
+                        Verdict::Fails(format!("the agents walk in different formations at {} s: {kinds}", f.t))
+                    }
+                    FormationSeen::One(k, count) => ok_or(
+                        k == *formation,
+                        format!("{count} of {} agent(s) walk {} at {} s", rows.len(), formation_name(k), f.t),
+                    ),
+                }
+            }
+        },
+    }
+}
+
+/// What the `formation` column says about some rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FormationSeen {
+    /// The trace has no formation column.
+    NoColumn,
+    /// Every cell is empty: nobody walks in formation.
+    None,
+    /// Every non-empty cell names this formation (and how many there are).
+    One(FormationKind, usize),
+    /// Several formations, named in order of appearance.
+    Mixed(String),
+}
+
+/// The formation of a group from its rows of one frame: the one formation
+/// its members walking in formation share (members standing or walking
+/// alone have an empty cell and do not count).
+pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> FormationSeen {
+    if column.is_empty() {
+        return FormationSeen::NoColumn;
+    }
+    let mut seen: Vec<(FormationKind, usize)> = Vec::new();
+    for &r in rows {
+        if let Some(k) = column.get(r).copied().flatten() {
+            match seen.iter_mut().find(|(s, _)| *s == k) {
+                Some((_, n)) => *n += 1,
+                None => seen.push((k, 1)),
+            }
         }
+    }
+    match seen.as_slice() {
+        [] => FormationSeen::None,
+        [(k, n)] => FormationSeen::One(*k, *n),
+        _ => FormationSeen::Mixed(
+            seen.iter().map(|(k, n)| format!("{n} {}", formation_name(*k))).collect::<Vec<_>>().join(", "),
+        ),
+    }
+}
+
+/// A formation as the `formation` column writes it.
+pub fn formation_name(k: FormationKind) -> &'static str {
+    match k {
+        FormationKind::SideBySide => "side_by_side",
+        FormationKind::V => "v",
+        FormationKind::River => "river",
     }
 }
 
@@ -472,6 +540,16 @@ mod tests {
         let vel2: Vec<Vec2> = (0..20).map(|k| v(if k % 2 == 0 { 1.0 } else { -1.0 }, 0.0)).collect();
         let pos2: Vec<Vec2> = (0..20).map(|k| v(k as f64 * 0.6, 0.0)).collect();
         assert!(lane_order(&pos2, &vel2).unwrap() < 0.2);
+    }
+
+    #[test]
+    fn a_group_formation_is_the_one_its_walking_members_share() {
+        use FormationKind::*;
+        let col = vec![Some(V), None, Some(V), Some(River)];
+        assert_eq!(formation_of(&[0, 1, 2], &col), FormationSeen::One(V, 2));
+        assert_eq!(formation_of(&[1], &col), FormationSeen::None);
+        assert_eq!(formation_of(&[0, 3], &col), FormationSeen::Mixed("1 v, 1 river".into()));
+        assert_eq!(formation_of(&[0], &[]), FormationSeen::NoColumn);
     }
 
     #[test]
