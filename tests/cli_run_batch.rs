@@ -45,7 +45,11 @@ fn batch_files_do_not_depend_on_jobs_and_reruns_skip_complete_seeds() {
 
     let summary = String::from_utf8(one[6].1.clone()).unwrap();
     let lines: Vec<&str> = summary.lines().collect();
-    assert_eq!(lines[0], "seed,agents,steps,max_alive,mean_speed,min_distance,goal_completion");
+    // Groups by size after the totals; pillars has no resources, so no visit columns.
+    assert_eq!(
+        lines[0],
+        "seed,agents,steps,max_alive,mean_speed,min_distance,goal_completion,groups_1,groups_2,groups_3,groups_over_3"
+    );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with("1,40,960,40,"), "{}", lines[1]);
 

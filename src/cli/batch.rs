@@ -26,9 +26,6 @@ use crate::trace::meta::{meta_json, RunInfo};
 use crate::trace::metrics::Summary;
 use crate::trace::{write_atomic, write_atomic_with};
 
-/// Columns of `summary.csv` after `seed` (the order of [`Summary::values`]).
-const SUMMARY_COLUMNS: [&str; 6] = ["agents", "steps", "max_alive", "mean_speed", "min_distance", "goal_completion"];
-
 /// Seeds `A..B`, both included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seeds {
@@ -92,7 +89,7 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     })
     .map_err(Failure::io)?;
     let mut summary = String::from("seed,");
-    summary.push_str(&SUMMARY_COLUMNS.join(","));
+    summary.push_str(&Summary::for_program(program).columns().join(","));
     summary.push('\n');
     let (mut ran, mut skipped) = (0, 0);
     let mut first_error = None;
@@ -139,11 +136,12 @@ fn one_seed(
     let csv_path = dir.join(format!("seed-{seed}.csv"));
     let meta_path = dir.join(format!("seed-{seed}.meta.json"));
     if csv_path.is_file() {
-        if let Some(values) = fs::read_to_string(&meta_path).ok().and_then(|m| summary_from_meta(&m)) {
+        let columns = Summary::for_program(program).columns();
+        if let Some(values) = fs::read_to_string(&meta_path).ok().and_then(|m| summary_from_meta(&m, &columns)) {
             return Ok((values, true));
         }
     }
-    let mut summary = Summary::default();
+    let mut summary = Summary::for_program(program);
     let mut result = None;
     write_atomic_with(&csv_path, |w| -> Result<(), SimError> {
         let mut sim = Simulation::new(program, seed)?;
@@ -179,10 +177,10 @@ fn one_seed(
     Ok((values.into_iter().map(|(_, v)| v).collect(), false))
 }
 
-fn summary_from_meta(text: &str) -> Option<Vec<f64>> {
+fn summary_from_meta(text: &str, columns: &[String]) -> Option<Vec<f64>> {
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
     let s = doc.get("summary")?;
-    SUMMARY_COLUMNS.iter().map(|c| s.get(*c).and_then(serde_json::Value::as_f64)).collect()
+    columns.iter().map(|c| s.get(c).and_then(serde_json::Value::as_f64)).collect()
 }
 
 #[cfg(test)]

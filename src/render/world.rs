@@ -36,8 +36,9 @@ pub fn shape(f: &Frame, s: &Shape, attrs: &str) -> String {
             "<polyline points=\"{}\" fill=\"none\" stroke-width=\"{}\" stroke-linecap=\"round\" stroke-linejoin=\"round\" {}/>",
             points_attr(f, points),
             n1(width * f.scale),
-            // A thick line is drawn with its fill colour as the stroke.
-            attrs.replace("fill=", "stroke=")
+            // A thick line is drawn with its fill colour as the stroke (and
+            // no other stroke: a repeated attribute makes the SVG invalid).
+            attrs.split(' ').filter(|a| !a.starts_with("stroke=")).collect::<Vec<_>>().join(" ").replace("fill=", "stroke=")
         ),
         Shape::Segment { a, b } => format!(
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke-width=\"3\" {}/>",

@@ -69,6 +69,8 @@ pub(crate) struct Agents {
     pub personal: Vec<f64>,
     pub mode_label: Vec<u32>,
     pub goal_label: Vec<u32>,
+    /// The formation the agent walked in over the last step (trace label), or `NONE`.
+    pub formation: Vec<u32>,
     /// Where the agent walks this step (valid when `active`).
     pub target: Vec<Vec2>,
     pub active: Vec<bool>,
@@ -119,6 +121,7 @@ impl Agents {
         self.personal.push(a.personal);
         self.mode_label.push(NONE);
         self.goal_label.push(NONE);
+        self.formation.push(NONE);
         self.target.push(a.pos);
         self.active.push(false);
         self.aim.push(Goal::None);
@@ -151,6 +154,7 @@ impl Agents {
         by(&mut self.personal, keep);
         by(&mut self.mode_label, keep);
         by(&mut self.goal_label, keep);
+        by(&mut self.formation, keep);
         by(&mut self.target, keep);
         by(&mut self.active, keep);
         by(&mut self.aim, keep);

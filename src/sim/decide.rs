@@ -394,11 +394,18 @@ impl<'p> Simulation<'p> {
                     self.agents.aim[i] = Goal::Anchor(self.anchor_index(*target));
                 }
                 Action::Dwell(d) => {
+                    let dist = d.as_ref().unwrap_or(&pop.dwell);
+                    let team_ix = self.agents.mind[i].member.team as usize;
+                    let team = &self.teams[team_ix];
+                    if team.keep.is_some() && team.size > 1 {
+                        self.enter_team_dwell(i, team_ix, dist, t);
+                        continue;
+                    }
                     let m = &mut self.agents.mind[i];
                     let e = Entity { population: self.pop_keys[m.member.population.index()], index: m.member.index };
                     let mut rng = stream(self.seed, Purpose::Dwell, e, u64::from(m.dwell_draws));
                     m.dwell_draws += 1;
-                    m.dwell_end = Some(t + sample(d.as_ref().unwrap_or(&pop.dwell), &mut rng));
+                    m.dwell_end = Some(t + sample(dist, &mut rng));
                 }
                 Action::PickGoal => {
                     let picked = self.try_pick(i, &pop.wants)?;
@@ -416,6 +423,32 @@ impl<'p> Simulation<'p> {
         self.refresh_settled(i);
         self.refresh_goal_label(i);
         Ok(())
+    }
+
+    /// A dwell of a group that walks together: one draw for the whole team,
+    /// from the stream of its first member, so the members leave together
+    /// (Hocevar et al.: grouped agents share goal and speed). The first member
+    /// to dwell draws; the others end when the team's dwell ends (at once,
+    /// when it already has).
+    fn enter_team_dwell(&mut self, i: usize, team_ix: usize, dist: &crate::ir::Dist, t: f64) {
+        let (population, first, dwells, end) = {
+            let team = &self.teams[team_ix];
+            (team.population, team.first, team.dwells, team.dwell_end)
+        };
+        let m = &mut self.agents.mind[i];
+        if m.dwell_draws < dwells {
+            m.dwell_draws = dwells;
+            m.dwell_end = Some(end.max(t));
+            return;
+        }
+        let e = self.entity(population, first);
+        let end = t + sample(dist, &mut stream(self.seed, Purpose::Dwell, e, u64::from(dwells)));
+        let team = &mut self.teams[team_ix];
+        team.dwells += 1;
+        team.dwell_end = end;
+        let m = &mut self.agents.mind[i];
+        m.dwell_draws = team.dwells;
+        m.dwell_end = Some(end);
     }
 
     fn aim_at(&mut self, i: usize, target: &Target) -> Result<(), SimError> {

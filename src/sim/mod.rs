@@ -29,6 +29,7 @@
 mod agents;
 mod decide;
 pub mod error;
+mod groups;
 pub mod models;
 mod motion;
 mod paths;
@@ -139,6 +140,11 @@ struct Team {
     pick: Goal,
     /// Where the first member appeared.
     spawned_at: Vec2,
+    /// How the team keeps formation, when it walks as a semantic group.
+    keep: Option<groups::Keep>,
+    /// Dwells drawn for the team so far, and when the latest ends, s.
+    dwells: u32,
+    dwell_end: f64,
 }
 
 /// Per-step scratch arrays, grown once and reused.
@@ -218,6 +224,8 @@ pub struct Simulation<'p> {
     /// Subjects escaped from, and their agents' centroid this step.
     escape_subjects: Vec<Subject>,
     escape_centroids: Vec<Option<Vec2>>,
+    /// Semantic groups: the A* node grid, group paths and formations.
+    sg: groups::Sg,
 }
 
 /// A model parameter the executor needs.
@@ -286,6 +294,12 @@ impl<'p> Simulation<'p> {
             if uses_reservation { sc.tree.alpha / 2.0 } else { sc.tree.action_radius.min(max_personal.max(0.1)) };
         let marker_grid = markers.index(radius.max(0.25));
         let escape_subjects = paths::escape_subjects(program);
+        let uses_astar = program.behaviours.iter().any(|b| {
+            decide::actions_of(&b.body).any(|a| {
+                matches!(a, crate::ir::Action::Seek { planner, .. } | crate::ir::Action::Pursue { planner, .. }
+                    if planner.kind == crate::ir::PlannerKind::AStar)
+            })
+        });
         let arrival = param(program, "motion", "arrival_radius")?;
         let header = &program.header;
         let dt = header.dt;
@@ -297,6 +311,29 @@ impl<'p> Simulation<'p> {
         let walk = Walkable::new(&program.world, max_radius + max_step + t_min);
         let max_agents: u64 = program.populations.iter().map(|p| u64::from(p.max_count())).sum();
         let grid = Grid::new(program.world.bounds, t_min, (max_agents * CELLS_PER_AGENT).max(4096));
+        let node_grid = uses_astar.then(|| {
+            let cell = match program.behaviours.iter().flat_map(|b| decide::actions_of(&b.body)).find_map(|a| match a {
+                crate::ir::Action::Seek { planner, .. } if planner.kind == crate::ir::PlannerKind::AStar => {
+                    planner.grid
+                }
+                _ => None,
+            }) {
+                // `using astar grid X x Y` sets the grid's dimensions.
+                Some((nx, ny)) => crate::plan::astar::NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
+                None => param_or_default(program, "semantic_groups", "astar_cell").unwrap_or(1.0),
+            };
+            crate::plan::astar::NodeGrid::new(&walk, Some(&markers), cell, max_radius)
+        });
+        let sg = groups::Sg::new(
+            node_grid,
+            program.world.bounds,
+            crate::behave::groups::Layout::new(
+                crate::behave::groups::SPACING,
+                param_or_default(program, "semantic_groups", "v_angle")?,
+            ),
+            param_or_default(program, "semantic_groups", "social_distance")?,
+            param_or_default(program, "semantic_groups", "core")?,
+        );
 
         let n_groups = program.groups.len() as u32;
         let mut group_members = vec![vec![false; program.populations.len()]; program.groups.len()];
@@ -428,6 +465,7 @@ impl<'p> Simulation<'p> {
             uses_claims,
             escape_centroids: vec![None; escape_subjects.len()],
             escape_subjects,
+            sg,
         };
         sim.plan_teams();
         Ok(sim)
@@ -580,6 +618,8 @@ impl<'p> Simulation<'p> {
     /// time `t`, in one parallel pass over the snapshot; agents whose decision
     /// changes are applied, planned and moved afterwards in id order.
     fn act(&mut self, t: f64) -> Result<(), SimError> {
+        // NOTE: before the pass, which reads the group tables as part of the snapshot.
+        self.update_units();
         let n = self.agents.len();
         let mut s = std::mem::take(&mut self.scratch);
         s.arrived.resize(n, false);
@@ -725,6 +765,7 @@ impl<'p> Simulation<'p> {
             mode: &a.mode_label,
             goal: &a.goal_label,
             radius: &a.radius,
+            formation: &a.formation,
         };
         let r = recorder.record(&view);
         self.frame += 1;

@@ -3,7 +3,7 @@
 //! Invariant: a scenario that needs a model the executor lacks is refused
 //! before anything runs, with one line per use; nothing falls back silently.
 
-use crate::ir::{Action, BehaviourBody, PlannerKind, Program};
+use crate::ir::{Action, BehaviourBody, Formation, PlannerKind, Program};
 
 /// One line per unimplemented model use, in declaration order; empty when the
 /// scenario can run.
@@ -39,14 +39,20 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
             }
         }
     }
+    let shaped = |f: &Option<Formation>| matches!(f, Some(Formation::Points { .. }));
     for p in &program.populations {
-        if p.formation.is_some() {
-            need("group formation", format!("formation of population {}", p.name));
+        if shaped(&p.formation) {
+            need("group formation", format!("a formation shape for population {}", p.name));
         }
     }
     for g in &program.groups {
-        if g.formation.is_some() {
-            need("group formation", format!("formation of group {}", g.name));
+        if shaped(&g.formation) {
+            need("group formation", format!("a formation shape for group {}", g.name));
+        } else if g.formation.is_some() && (g.members.len() != 1 || g.leader.is_some() || g.followers.is_some()) {
+            need(
+                "group formation",
+                format!("formation of group {}, which is not the agents of one population", g.name),
+            );
         }
         if g.group_map.is_some() {
             need("bvp", format!("group map of group {}", g.name));
@@ -58,7 +64,7 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
 fn implemented(action: &Action) -> bool {
     match action {
         Action::Seek { planner, .. } | Action::Pursue { planner, .. } => {
-            matches!(planner.kind, PlannerKind::Straight | PlannerKind::TreePaths)
+            matches!(planner.kind, PlannerKind::Straight | PlannerKind::TreePaths | PlannerKind::AStar)
         }
         Action::Dwell(_)
         | Action::PickGoal

@@ -72,7 +72,9 @@ impl Simulation<'_> {
             // Eq. 12's β m_d/|m_d|.
             steer::direct::step(m_d, self.step_length(self.agents.speed[i]))
         } else if plan.active {
-            steer::seek::goal_step(self.agents.pos[i], plan.target, self.step_length(self.agents.speed[i]))
+            // A group member's formation-keeping factor (1 for everyone else).
+            let speed = self.agents.speed[i] * self.speed_factor(i);
+            steer::seek::goal_step(self.agents.pos[i], plan.target, self.step_length(speed))
         } else {
             Vec2::ZERO
         }

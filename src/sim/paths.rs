@@ -47,6 +47,9 @@ pub(crate) enum Drive {
     Form { shape: ShapeId, mask: Option<MaskId> },
     /// Direct motion with an alignment mask's weights.
     Align(MaskId),
+    /// An A* path over the node grid, in formation with the agent's group
+    /// (semantic groups, see `sim::groups`).
+    AStar,
 }
 
 /// The two reservation passes after each step.
@@ -89,6 +92,8 @@ pub(crate) struct Walk {
     pub claimed: Vec<u32>,
     /// Growth iterations drawn so far over the agent's life: the number of its next growth stream.
     pub draws: u64,
+    /// A* seeking: the agent's own path when it walks alone.
+    pub route: super::groups::Route,
 }
 
 /// The model constants the motion needs, read once per run.
@@ -108,6 +113,11 @@ pub(crate) fn drive_of(actions: &[Action], escape_subjects: &[Subject]) -> Drive
     });
     for a in actions {
         match a {
+            Action::Seek { planner, .. } | Action::Pursue { planner, .. }
+                if planner.kind == crate::ir::PlannerKind::AStar =>
+            {
+                return Drive::AStar;
+            }
             Action::Seek { planner, .. } | Action::Pursue { planner, .. }
                 if planner.kind == crate::ir::PlannerKind::TreePaths =>
             {
@@ -206,7 +216,7 @@ impl Simulation<'_> {
         let draws_so_far = self.agents.walk[i].draws;
         let mut walk = Walk { at: 0, next: NO_NODE, aimed: pos, draws: draws_so_far, ..Walk::default() };
         match drive {
-            Drive::Straight | Drive::Align(_) => {}
+            Drive::Straight | Drive::Align(_) | Drive::AStar => {}
             Drive::Tree { .. } | Drive::Escape(_) => walk.tree = Some(Tree::new(pos)),
             Drive::Form { shape, .. } => {
                 walk.hull_goal = self.hull_point(i, shape, u64::from(draws));
@@ -251,6 +261,9 @@ impl Simulation<'_> {
         let pos = self.agents.pos[i];
         let idle = Plan { target: pos, active: false, direct: None, enforce: true };
         let drive = self.agents.drive[i];
+        if drive == Drive::AStar {
+            return self.astar_plan(i, walk);
+        }
         if let (true, Drive::Tree { reserve, .. }) = (self.agents.leaving[i], drive) {
             // A leaving agent keeps walking its tree (towards the exit, its aim now).
             return match self.aim_point(i, self.agents.aim[i]) {
@@ -265,7 +278,7 @@ impl Simulation<'_> {
             };
         }
         match drive {
-            Drive::Straight => idle,
+            Drive::Straight | Drive::AStar => idle,
             Drive::Align(mask) => self.direct_plan(i, None, Some(mask)),
             Drive::Form { shape, mask } => {
                 if !walk.direct && self.shape_marker_near(i, shape) {

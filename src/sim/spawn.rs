@@ -49,8 +49,13 @@ impl Simulation<'_> {
         for (p, pop) in self.program.populations.iter().enumerate() {
             let count = pop.max_count();
             let mut firsts = Vec::new();
-            let solo = self.pops[p].explicit_group != NONE || pop.group_sizes.iter().all(|(s, _)| *s <= 1);
-            if solo {
+            let explicit = self.pops[p].explicit_group;
+            let solo = explicit != NONE || pop.group_sizes.iter().all(|(s, _)| *s <= 1);
+            if explicit != NONE && self.program.groups[explicit as usize].formation.is_some() {
+                // An explicit group that keeps formation walks as one team
+                // (`models` refuses it unless the population is the whole group).
+                firsts.push(0);
+            } else if solo {
                 firsts.extend(0..count);
             } else {
                 let mut rng = stream(self.seed, Purpose::GroupSizes, self.entity(p as u32, 0), 0);
@@ -63,6 +68,18 @@ impl Simulation<'_> {
             }
             self.pops[p].teams = firsts;
         }
+    }
+
+    /// How the teams of population `p` keep formation: the population's own
+    /// formation (procedural groups), else its explicit group's.
+    fn team_keep(&self, p: usize) -> Option<super::groups::Keep> {
+        let explicit = self.pops[p].explicit_group;
+        let declared = match &self.program.populations[p].formation {
+            Some(f) => Some(f),
+            None if explicit != NONE => self.program.groups[explicit as usize].formation.as_ref(),
+            None => None,
+        };
+        declared.and_then(super::groups::Keep::of)
     }
 
     /// How many agents of `pop` exist by time `t` (created so far, not alive).
@@ -169,6 +186,13 @@ impl Simulation<'_> {
     }
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
+        let behaviour = self.program.populations[self.agents.population[i] as usize].behaviour;
+        let astar = super::decide::actions_of(&self.program.behaviours[behaviour.index()].body)
+            .any(|a| matches!(a, ir::Action::Seek { planner, .. } if planner.kind == ir::PlannerKind::AStar));
+        if astar {
+            // Who walks by A* leaves by A* (and a group in formation), not straight into a wall.
+            self.agents.drive[i] = super::paths::Drive::AStar;
+        }
         self.agents.mind[i].aim_is_own_goal = false;
         self.agents.leaving[i] = true;
         self.agents.settled[i] = true;
@@ -219,6 +243,9 @@ impl Simulation<'_> {
             picks: 0,
             pick: Goal::None,
             spawned_at: Vec2::ZERO,
+            keep: self.team_keep(p),
+            dwells: 0,
+            dwell_end: 0.0,
         });
         for k in first..end {
             self.spawn_agent(p, k, team, t, placed)?;

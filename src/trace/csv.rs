@@ -95,8 +95,11 @@ impl RowFormat {
                         write_f64(buf, vel.length(), p);
                     }
                     Column::Goal => append(buf, label(&self.goals, frame.goal[i])),
-                    // Formations are not modelled yet: the column stays empty.
-                    Column::Formation => {}
+                    Column::Formation => {
+                        if let Some(name) = super::frame::FORMATION_NAMES.get(frame.formation[i] as usize) {
+                            append(buf, name.as_bytes());
+                        }
+                    }
                     Column::Radius => write_f64(buf, frame.radius[i], p),
                 }
             }
@@ -371,6 +374,7 @@ mod tests {
                     mode: small(1),
                     goal: small(2),
                     radius,
+                    formation: small(4),
                 }
             })
             .collect()

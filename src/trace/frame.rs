@@ -45,7 +45,13 @@ pub struct FrameView<'a> {
     pub goal: &'a [u32],
     /// Body radius, m.
     pub radius: &'a [f64],
+    /// The formation the agent's group walked in over the last step: an
+    /// index into [`FORMATION_NAMES`], or [`NONE`] (walking alone, standing).
+    pub formation: &'a [u32],
 }
+
+/// What the `formation` column writes, by index.
+pub const FORMATION_NAMES: [&str; 3] = ["side_by_side", "v", "river"];
 
 impl FrameView<'_> {
     pub fn len(&self) -> usize {
@@ -71,6 +77,7 @@ pub struct Frame {
     pub mode: Vec<u32>,
     pub goal: Vec<u32>,
     pub radius: Vec<f64>,
+    pub formation: Vec<u32>,
 }
 
 impl Frame {
@@ -91,6 +98,7 @@ impl Frame {
         set(&mut self.mode, view.mode);
         set(&mut self.goal, view.goal);
         set(&mut self.radius, view.radius);
+        set(&mut self.formation, view.formation);
     }
 
     pub fn view(&self) -> FrameView<'_> {
@@ -106,6 +114,7 @@ impl Frame {
             mode: &self.mode,
             goal: &self.goal,
             radius: &self.radius,
+            formation: &self.formation,
         }
     }
 }

@@ -37,7 +37,7 @@ pub struct RunInfo<'a> {
     pub rows: u64,
     pub agents: u32,
     /// Per-run summary metrics (`crowd batch`), in a fixed order.
-    pub summary: Option<Vec<(&'static str, f64)>>,
+    pub summary: Option<Vec<(String, f64)>>,
     /// `--precision`, if any.
     pub precision: Option<u8>,
 }
@@ -81,7 +81,7 @@ pub fn meta_json(program: &Program, info: &RunInfo<'_>) -> String {
         m.insert("precision_decimals".into(), json!(p));
     }
     if let (Some(summary), Value::Object(m)) = (&info.summary, &mut doc) {
-        let s: Map<String, Value> = summary.iter().map(|(k, v)| ((*k).to_string(), json!(v))).collect();
+        let s: Map<String, Value> = summary.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         m.insert("summary".into(), Value::Object(s));
     }
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::ir::{AreaRef, ExpectationKind, Program, Rect, Shape, Subject, Vec2};
+use crate::ir::{AreaRef, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
 use crate::math;
 use crate::sim::AgentLog;
 use crate::world::geometry::contains;
@@ -364,9 +364,77 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
                 ok_or((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
             }
         },
-        ExpectationKind::FormationIs { .. } => {
-            Verdict::NotImplemented("formations are not modelled yet, so they cannot be recognised".into())
+        ExpectationKind::FormationIs { group, formation, at } => match fr.at(*at) {
+            Err(e) => Verdict::Fails(e),
+            Ok(f) => {
+                let rows = fr.rows(f, *group);
+                if rows.is_empty() {
+                    return Verdict::Fails(format!("no such agent at {} s", f.t));
+                }
+                match formation_of(&rows, &rec.formation) {
+                    FormationSeen::NoColumn => {
+                        Verdict::Fails("the trace has no `formation` column (output { columns formation })".into())
+                    }
+                    FormationSeen::None => {
+                        Verdict::Fails(format!("none of {} agent(s) walks in formation at {} s", rows.len(), f.t))
+                    }
+                    FormationSeen::Mixed(kinds) => {
+                        Verdict::Fails(format!("the agents walk in different formations at {} s: {kinds}", f.t))
+                    }
+                    FormationSeen::One(k, count) => ok_or(
+                        k == *formation,
+                        format!("{count} of {} agent(s) walk {} at {} s", rows.len(), formation_name(k), f.t),
+                    ),
+                }
+            }
+        },
+    }
+}
+
+/// What the `formation` column says about some rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FormationSeen {
+    /// The trace has no formation column.
+    NoColumn,
+    /// Every cell is empty: nobody walks in formation.
+    None,
+    /// Every non-empty cell names this formation (and how many there are).
+    One(FormationKind, usize),
+    /// Several formations, named in order of appearance.
+    Mixed(String),
+}
+
+/// The formation of a group from its rows of one frame: the one formation
+/// its members walking in formation share (members standing or walking
+/// alone have an empty cell and do not count).
+pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> FormationSeen {
+    if column.is_empty() {
+        return FormationSeen::NoColumn;
+    }
+    let mut seen: Vec<(FormationKind, usize)> = Vec::new();
+    for &r in rows {
+        if let Some(k) = column.get(r).copied().flatten() {
+            match seen.iter_mut().find(|(s, _)| *s == k) {
+                Some((_, n)) => *n += 1,
+                None => seen.push((k, 1)),
+            }
         }
+    }
+    match seen.as_slice() {
+        [] => FormationSeen::None,
+        [(k, n)] => FormationSeen::One(*k, *n),
+        _ => FormationSeen::Mixed(
+            seen.iter().map(|(k, n)| format!("{n} {}", formation_name(*k))).collect::<Vec<_>>().join(", "),
+        ),
+    }
+}
+
+/// A formation as the `formation` column writes it.
+pub fn formation_name(k: FormationKind) -> &'static str {
+    match k {
+        FormationKind::SideBySide => "side_by_side",
+        FormationKind::V => "v",
+        FormationKind::River => "river",
     }
 }
 
@@ -409,21 +477,72 @@ pub struct Summary {
     speed_sum: f64,
     min_distance: Option<f64>,
     max_alive: u64,
+    /// Goal labels below this are regions; the objects follow.
+    regions: u32,
+    /// By object: the resources it provides.
+    provides: Vec<Vec<usize>>,
+    resources: Vec<String>,
+    /// By agent id: its group number (`NONE` alone) and its latest goal label.
+    group_of: Vec<u32>,
+    last_goal: Vec<u32>,
+    /// By resource: goals taken at an object providing it.
+    visits: Vec<u64>,
 }
 
+/// The fixed columns of a summary, before the groups and visits.
+const FIXED: [&str; 6] = ["agents", "steps", "max_alive", "mean_speed", "min_distance", "goal_completion"];
+/// Groups are counted by size up to this; larger ones go in the last column.
+const GROUP_SIZES: usize = 3;
+
 impl Summary {
-    /// The named values, in the summary's column order. `log` gives goal completion.
-    pub fn values(&self, log: &[AgentLog], steps: u64) -> Vec<(&'static str, f64)> {
+    /// A summary for runs of `program` (its objects' resources name the visit columns).
+    pub fn for_program(program: &Program) -> Summary {
+        Summary {
+            regions: program.world.regions.len() as u32,
+            provides: program.objects.iter().map(|o| o.provides.iter().map(|r| r.index()).collect()).collect(),
+            resources: program.resources.clone(),
+            visits: vec![0; program.resources.len()],
+            ..Summary::default()
+        }
+    }
+
+    /// The column names, in order: the run's totals, groups by size
+    /// (`groups_1` counts agents alone), then goals taken per resource.
+    pub fn columns(&self) -> Vec<String> {
+        let mut out: Vec<String> = FIXED.iter().map(|c| (*c).to_string()).collect();
+        out.extend((1..=GROUP_SIZES).map(|k| format!("groups_{k}")));
+        out.push(format!("groups_over_{GROUP_SIZES}"));
+        out.extend(self.resources.iter().map(|r| format!("visits_{r}")));
+        out
+    }
+
+    /// The named values, in the order of [`Summary::columns`]. `log` gives goal completion.
+    pub fn values(&self, log: &[AgentLog], steps: u64) -> Vec<(String, f64)> {
         let seekers = log.iter().filter(|a| a.sought).count();
         let arrived = log.iter().filter(|a| a.sought && a.arrived.is_some()).count();
-        vec![
-            ("agents", log.len() as f64),
-            ("steps", steps as f64),
-            ("max_alive", self.max_alive as f64),
-            ("mean_speed", if self.rows == 0 { 0.0 } else { self.speed_sum / self.rows as f64 }),
-            ("min_distance", self.min_distance.unwrap_or(-1.0)),
-            ("goal_completion", if seekers == 0 { 1.0 } else { arrived as f64 / seekers as f64 }),
-        ]
+        let mut v = vec![
+            log.len() as f64,
+            steps as f64,
+            self.max_alive as f64,
+            if self.rows == 0 { 0.0 } else { self.speed_sum / self.rows as f64 },
+            self.min_distance.unwrap_or(-1.0),
+            if seekers == 0 { 1.0 } else { arrived as f64 / seekers as f64 },
+        ];
+        let mut sizes: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();
+        let mut by_size = [0u64; GROUP_SIZES + 1];
+        for &g in &self.group_of {
+            if g == super::NONE {
+                by_size[0] += 1;
+            } else {
+                *sizes.entry(g).or_insert(0) += 1;
+            }
+        }
+        for &n in sizes.values() {
+            by_size[(n as usize).clamp(1, GROUP_SIZES + 1) - 1] += 1;
+        }
+        v.extend(by_size.iter().map(|&n| n as f64));
+        v.extend(self.visits.iter().map(|&n| n as f64));
+        self.columns().into_iter().zip(v).collect()
     }
 }
 
@@ -434,6 +553,24 @@ impl super::Recorder for Summary {
         self.speed_sum += frame.vel.iter().map(|v| v.length()).sum::<f64>();
         if let Some((d, _, _)) = min_distance(frame.pos) {
             self.min_distance = Some(self.min_distance.map_or(d, |m| m.min(d)));
+        }
+        for (k, &id) in frame.id.iter().enumerate() {
+            let id = id as usize;
+            if id >= self.group_of.len() {
+                self.group_of.resize(id + 1, super::NONE);
+                self.last_goal.resize(id + 1, super::NONE);
+            }
+            self.group_of[id] = frame.group[k];
+            let goal = frame.goal[k];
+            if goal != self.last_goal[id] {
+                self.last_goal[id] = goal;
+                let object = goal.checked_sub(self.regions).map(|o| o as usize);
+                if let Some(provides) = object.and_then(|o| self.provides.get(o)) {
+                    for &r in provides {
+                        self.visits[r] += 1;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -472,6 +609,16 @@ mod tests {
         let vel2: Vec<Vec2> = (0..20).map(|k| v(if k % 2 == 0 { 1.0 } else { -1.0 }, 0.0)).collect();
         let pos2: Vec<Vec2> = (0..20).map(|k| v(k as f64 * 0.6, 0.0)).collect();
         assert!(lane_order(&pos2, &vel2).unwrap() < 0.2);
+    }
+
+    #[test]
+    fn a_group_formation_is_the_one_its_walking_members_share() {
+        use FormationKind::*;
+        let col = vec![Some(V), None, Some(V), Some(River)];
+        assert_eq!(formation_of(&[0, 1, 2], &col), FormationSeen::One(V, 2));
+        assert_eq!(formation_of(&[1], &col), FormationSeen::None);
+        assert_eq!(formation_of(&[0, 3], &col), FormationSeen::Mixed("1 v, 1 river".into()));
+        assert_eq!(formation_of(&[0], &[]), FormationSeen::NoColumn);
     }
 
     #[test]

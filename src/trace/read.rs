@@ -53,6 +53,8 @@ pub struct Recorded {
     /// Population index in the program (`u32::MAX` for a name the program lacks).
     pub population: Vec<u32>,
     pub group: Vec<Option<u32>>,
+    /// The `formation` column, by row (`None`: empty, or no such column).
+    pub formation: Vec<Option<crate::ir::FormationKind>>,
 }
 
 impl Recorded {
@@ -98,6 +100,16 @@ impl Recorded {
             frames,
             population: trace.population.iter().map(|&p| index[p as usize]).collect(),
             group: trace.group.iter().map(|&g| (g != NONE).then_some(g)).collect(),
+            formation: trace
+                .formation
+                .iter()
+                .map(|&k| match k {
+                    0 => Some(crate::ir::FormationKind::SideBySide),
+                    1 => Some(crate::ir::FormationKind::V),
+                    2 => Some(crate::ir::FormationKind::River),
+                    _ => None,
+                })
+                .collect(),
             id: trace.id,
             pos: trace.pos,
             vel: trace.vel,

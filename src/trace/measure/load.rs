@@ -55,6 +55,9 @@ pub struct Trace {
     pub goals: Vec<String>,
     /// The `radius` column, when the trace has one.
     pub radius: Option<Vec<f64>>,
+    /// The `formation` column: an index into [`crate::trace::frame::FORMATION_NAMES`],
+    /// or [`NONE`] (an empty cell or a name it lacks); empty without the column.
+    pub formation: Vec<u32>,
     /// Per-agent tracks, by increasing id.
     pub tracks: Tracks,
 }
@@ -132,6 +135,7 @@ struct Columns {
     state: Option<usize>,
     goal: Option<usize>,
     radius: Option<usize>,
+    formation: Option<usize>,
 }
 
 impl Trace {
@@ -181,6 +185,7 @@ impl Trace {
             state: find("state"),
             goal: find("goal"),
             radius: find("radius"),
+            formation: find("formation"),
         };
         let mut out = Trace { header: header.clone(), ..Trace::default() };
         let mut radius = Vec::new();
@@ -267,6 +272,10 @@ impl Trace {
                 None | Some(b"") => NONE,
                 Some(g) => goals.get(g),
             });
+            if let Some(k) = c.formation {
+                let names = crate::trace::frame::FORMATION_NAMES;
+                out.formation.push(names.iter().position(|n| n.as_bytes() == field(k)).map_or(NONE, |x| x as u32));
+            }
             if let Some(k) = c.radius {
                 let r = num(k)?;
                 if r < 0.0 {
