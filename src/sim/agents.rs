@@ -50,8 +50,6 @@ pub(crate) struct Mind {
     pub target_draws: u32,
     /// Goal picks this agent has taken part in (its team's pick counter when in sync).
     pub picks: u32,
-    /// Shape-formation goals drawn so far.
-    pub walk_draws: u32,
 }
 
 #[derive(Default)]

@@ -92,6 +92,8 @@ pub(crate) struct Walk {
     pub claimed: Vec<u32>,
     /// Growth iterations drawn so far over the agent's life: the number of its next growth stream.
     pub draws: u64,
+    /// Hull points drawn so far (shape formation).
+    pub hull_draws: u64,
     /// A* seeking: the agent's own path when it walks alone.
     pub route: super::groups::Route,
 }
@@ -212,15 +214,15 @@ impl Simulation<'_> {
     pub(super) fn reset_walk(&mut self, i: usize, drive: Drive) {
         self.release_holds(i);
         let pos = self.agents.pos[i];
-        let draws = self.agents.mind[i].walk_draws;
         let draws_so_far = self.agents.walk[i].draws;
         let mut walk = Walk { at: 0, next: NO_NODE, aimed: pos, draws: draws_so_far, ..Walk::default() };
         match drive {
             Drive::Straight | Drive::Align(_) | Drive::AStar => {}
             Drive::Tree { .. } | Drive::Escape(_) => walk.tree = Some(Tree::new(pos)),
             Drive::Form { shape, .. } => {
-                walk.hull_goal = self.hull_point(i, shape, u64::from(draws));
-                self.agents.mind[i].walk_draws += 1;
+                walk.hull_draws = self.agents.walk[i].hull_draws;
+                walk.hull_goal = self.hull_point(i, shape, walk.hull_draws);
+                walk.hull_draws += 1;
                 walk.tree = Some(Tree::new(pos));
             }
         }
@@ -284,6 +286,23 @@ impl Simulation<'_> {
                 if !walk.direct && self.shape_marker_near(i, shape) {
                     walk.direct = true;
                     walk.tree = None;
+                }
+                if !walk.direct && pos.distance(walk.hull_goal) <= self.step_length(self.agents.speed[i]) {
+                    // NOTE: the hull of a concave shape (an H) holds points far from
+                    // any of its markers; an agent that reaches one without seeing
+                    // the shape draws another instead of standing there.
+                    walk.hull_goal = self.hull_point(i, shape, walk.hull_draws);
+                    walk.hull_draws += 1;
+                    *walk = Walk {
+                        tree: Some(Tree::new(pos)),
+                        at: 0,
+                        next: NO_NODE,
+                        aimed: walk.hull_goal,
+                        hull_goal: walk.hull_goal,
+                        hull_draws: walk.hull_draws,
+                        draws: walk.draws,
+                        ..Walk::default()
+                    };
                 }
                 if walk.direct {
                     self.direct_plan(i, Some(shape), mask)

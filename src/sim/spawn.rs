@@ -321,7 +321,6 @@ impl Simulation<'_> {
                 dwell_draws: 0,
                 target_draws: 0,
                 picks: 0,
-                walk_draws: 0,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });
