@@ -46,6 +46,12 @@ impl Checker {
                 };
                 K::NeverInside { who: who?, obstacle }
             }
+            A::NobodyInCore { who, groups } => {
+                let who = everyone(self, who);
+                let groups = self.subject(groups);
+                K::NeverInCore { who: who?, groups: groups? }
+            }
+            A::GoalsProvideWants { who } => K::GoalsProvideWants { who: self.subject(who)? },
             A::Fraction { fraction, who, inside, at } => {
                 let f = self.si_in(fraction, Dim::Percent, 0.0, 1.0, false, "fraction");
                 let who = self.subject(who);

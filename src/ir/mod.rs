@@ -600,6 +600,12 @@ pub enum ExpectationKind {
     FormationIs { group: Subject, formation: FormationKind, at: f64 },
     /// The number of live agents of `who` is `count ± tolerance` at `at`.
     CountIs { who: Subject, count: u32, tolerance: u32, at: f64 },
+    /// No agent of `who` is ever inside the reserved core of the group space
+    /// of a group with members of `groups`, unless it is a member of that group.
+    NeverInCore { who: Subject, groups: Subject },
+    /// Every goal an agent of `who` heads for is an object providing
+    /// something its population wants.
+    GoalsProvideWants { who: Subject },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -347,11 +347,15 @@ pub struct Expectation {
     pub span: Span,
 }
 
+// `NobodyInCore` is `nobody (of WHO)? inside group space of GROUPS`;
+// `GoalsProvideWants` is `goals of WHO provide wants`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
     Reaches { who: Subject, by: Option<Quantity> },
     MinDistance { among: Option<Subject>, distance: Quantity },
     Nobody { who: Option<Subject>, inside: Option<Name> },
+    NobodyInCore { who: Option<Subject>, groups: Subject },
+    GoalsProvideWants { who: Subject },
     Fraction { fraction: Quantity, who: Subject, inside: Name, at: Quantity },
     Lanes { among: Option<Subject>, threshold: Quantity, at: Quantity },
     Surrounds { who: Subject, target: Subject, at: Quantity, spread: Quantity },

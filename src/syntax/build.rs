@@ -586,6 +586,12 @@ impl Builder {
                 who: subjects(self).pop(),
                 inside: p.iter().find(|x| x.as_rule() == Rule::ident).map(|x| self.name(x.clone())),
             },
+            Rule::expect_nobody_core => {
+                let mut s = subjects(self);
+                let groups = s.pop().expect("groups");
+                ExpectationKind::NobodyInCore { who: s.pop(), groups }
+            }
+            Rule::expect_goals_provide => ExpectationKind::GoalsProvideWants { who: subjects(self).remove(0) },
             Rule::expect_fraction => {
                 let mut q = quantities(self);
                 let at = q.pop().expect("fraction time");

@@ -201,6 +201,8 @@ const KEYWORDS: &[&str] = &[
     "everyone",
     "output",
     "columns",
+    "goals",
+    "provide",
 ];
 
 fn list(items: &[String]) -> String {

@@ -55,6 +55,12 @@ pub struct Recorded {
     pub group: Vec<Option<u32>>,
     /// The `formation` column, by row (`None`: empty, or no such column).
     pub formation: Vec<Option<crate::ir::FormationKind>>,
+    /// The `goal` column, by row: an index into `goals` or `None` for an
+    /// empty cell; `None` altogether when the trace has no such column.
+    pub goal: Option<Vec<Option<u32>>>,
+    pub goals: Vec<String>,
+    /// The `radius` column, when the trace has one.
+    pub radius: Option<Vec<f64>>,
 }
 
 impl Recorded {
@@ -110,6 +116,9 @@ impl Recorded {
                     _ => None,
                 })
                 .collect(),
+            goal: trace.has_column("goal").then(|| trace.goal.iter().map(|&g| (g != NONE).then_some(g)).collect()),
+            goals: trace.goals,
+            radius: trace.radius,
             id: trace.id,
             pos: trace.pos,
             vel: trace.vel,
