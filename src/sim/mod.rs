@@ -774,6 +774,11 @@ impl<'p> Simulation<'p> {
     }
 }
 
+/// Every action of a behaviour, rules then states.
+pub fn decide_actions(body: &BehaviourBody) -> impl Iterator<Item = &crate::ir::Action> {
+    decide::actions_of(body)
+}
+
 /// Runs `program` with `seed` to the end, handing frames to `recorder` and
 /// reporting `(steps done, total steps)` to `progress` after every step.
 pub fn run(

@@ -40,9 +40,17 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
         }
     }
     let shaped = |f: &Option<Formation>| matches!(f, Some(Formation::Points { .. }));
-    for p in &program.populations {
+    // Groups keep formation along A* paths only; elsewhere the formation would be silently ignored.
+    let walks_astar = |p: crate::ir::PopulationId| {
+        let b = &program.behaviours[program.populations[p.index()].behaviour.index()];
+        crate::sim::decide_actions(&b.body)
+            .any(|a| matches!(a, Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar))
+    };
+    for (k, p) in program.populations.iter().enumerate() {
         if shaped(&p.formation) {
             need("group formation", format!("a formation shape for population {}", p.name));
+        } else if p.formation.is_some() && !walks_astar(crate::ir::PopulationId(k as u32)) {
+            need("group formation", format!("formation of population {} without `seek ... using astar`", p.name));
         }
     }
     for g in &program.groups {
@@ -53,6 +61,8 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
                 "group formation",
                 format!("formation of group {}, which is not the agents of one population", g.name),
             );
+        } else if g.formation.is_some() && !walks_astar(g.members[0]) {
+            need("group formation", format!("formation of group {} without `seek ... using astar`", g.name));
         }
         if g.group_map.is_some() {
             need("bvp", format!("group map of group {}", g.name));
