@@ -52,6 +52,15 @@ pub(crate) enum Drive {
     AStar,
 }
 
+/// Whether `p` lies on the segment `[a, b]` (to rounding): the rest of a
+/// segment that was clear when its node was made is clear too.
+fn on_segment(p: Vec2, a: Vec2, b: Vec2) -> bool {
+    const ON: f64 = 1e-9;
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    len2 > 0.0 && (p - a).perp_dot(ab).abs() <= ON * len2 && (p - a).dot(ab) >= 0.0 && (p - a).dot(ab) <= len2
+}
+
 /// The two reservation passes after each step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Hold {
@@ -527,7 +536,9 @@ impl Simulation<'_> {
             walk.granted = false;
             let at = walk.at;
             tree.forget_behind(at, KEEP_BEHIND, &mut [&mut walk.at]);
-        } else if !segment_clear(&self.walk, pos, node, self.agents.radius[i]) && pos.distance(tree.pos(walk.at)) > beta
+        } else if pos.distance(tree.pos(walk.at)) > beta
+            && !on_segment(pos, tree.pos(walk.at), node)
+            && !segment_clear(&self.walk, pos, node, self.agents.radius[i])
         {
             // Pushed off the path behind an obstacle: back to the node walked from.
             return Plan { target: tree.pos(walk.at), active: true, direct: None, enforce: !reserve };
