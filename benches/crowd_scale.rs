@@ -1,0 +1,81 @@
+//! The crowd extension of space colonization at fixed density: 1,000 and
+//! 10,000 agents (100,000 with `CROWD_BENCH_100K=1`) in stacked 40 m × 10 m
+//! corridors, 25 + 25 agents crossing in each (as in Fig 13), markers on a
+//! jittered grid at 60 per m². Trips are the same length at every size, so a
+//! linear executor costs the same per agent-step at every size.
+//!
+//! `cargo bench --bench crowd_scale` (`CROWD_BENCH_STEPS=N`, default 240).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use crowd::diag::SourceFile;
+use crowd::sim::{self, Simulation};
+use crowd::trace::frame::Discard;
+
+const PER_CORRIDOR: usize = 50;
+
+/// A scenario of `corridors` stacked corridors separated by walls.
+fn scenario(corridors: usize, steps: u64) -> String {
+    let height = corridors as f64 * 10.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "scenario crowd_scale {{ seed 1; duration {} s; step 1/24 s; record every 24 steps }}",
+        steps as f64 / 24.0
+    );
+    let _ =
+        writeln!(s, "world {{\n  bounds (0 m, 0 m) to (40 m, {height} m)\n  markers jittered_grid density 60 per m2");
+    for k in 0..corridors {
+        let y = k as f64 * 10.0;
+        if k > 0 {
+            let _ = writeln!(s, "  obstacle wall_{k} rect (0 m, {} m) to (40 m, {} m)", y - 0.1, y + 0.1);
+        }
+        let _ = writeln!(s, "  region west_{k} rect (1 m, {} m) to (6 m, {} m)", y + 1.0, y + 9.0);
+        let _ = writeln!(s, "  region east_{k} rect (34 m, {} m) to (39 m, {} m)", y + 1.0, y + 9.0);
+    }
+    let _ = writeln!(s, "}}");
+    for k in 0..corridors {
+        for (name, from, to) in [("east", "west", "east"), ("west", "east", "west")] {
+            let _ = writeln!(
+                s,
+                "population {name}bound_{k} {{ count {} spawn in {from}_{k} speed normal(1.2 m/s, 0.1 m/s) goal region {to}_{k} leave via {to}_{k} from 0 s behaviour cross }}",
+                PER_CORRIDOR / 2
+            );
+        }
+    }
+    let _ = writeln!(s, "behaviour cross {{ seek goal using tree_paths reserve markers }}");
+    let _ = writeln!(s, "parameters space_colonization {{ alpha 1 m; A_r 0.5 m }}");
+    s
+}
+
+fn main() {
+    let steps: u64 = std::env::var("CROWD_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
+    let mut sizes = vec![1_000usize, 10_000];
+    if std::env::var_os("CROWD_BENCH_100K").is_some() {
+        sizes.push(100_000);
+    }
+    println!("crowd extension, {steps} steps, {PER_CORRIDOR} agents per 40 m x 10 m corridor");
+    println!("{:>8} {:>8} {:>16} {:>16}", "agents", "threads", "agent-steps/s", "us/agent-step");
+    for n in sizes {
+        let text = scenario(n / PER_CORRIDOR, steps);
+        let program = crowd::compile(&SourceFile::new("crowd_scale.crowd", text))
+            .unwrap_or_else(|d| panic!("the generated scenario does not compile: {d:?}"))
+            .program;
+        for threads in [1, 2] {
+            let (agent_steps, secs) = sim::with_threads(Some(threads), || {
+                let mut sim = Simulation::new(&program, 1).expect("runs");
+                let t0 = Instant::now();
+                sim.start(&mut Discard).expect("starts");
+                while !sim.finished() {
+                    sim.step(&mut Discard).expect("steps");
+                }
+                let secs = t0.elapsed().as_secs_f64();
+                (sim.finish().agent_steps, secs)
+            })
+            .expect("a thread pool");
+            let rate = agent_steps as f64 / secs;
+            println!("{n:>8} {threads:>8} {rate:>16.0} {:>16.2}", 1e6 / rate);
+        }
+    }
+}
