@@ -19,6 +19,7 @@
 //! - a child is only created where its segment is clear of obstacles.
 
 use crate::ir::Vec2;
+use crate::world::geometry::segment_distance;
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
 
@@ -153,14 +154,6 @@ pub fn p_escape(n: Vec2, n_e: Vec2, c: Vec2) -> f64 {
     }
 }
 
-/// Distance from `p` to the segment `[a, b]`.
-fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f64 {
-    let ab = b - a;
-    let len2 = ab.length_squared();
-    let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
-    p.distance(a + ab * t)
-}
-
 /// Whether a body of radius `r` can walk the straight segment `[a, b]`.
 pub fn segment_clear(walk: &Walkable, a: Vec2, b: Vec2, r: f64) -> bool {
     let steps = (a.distance(b) / SEGMENT_STEP).ceil().max(1.0) as u32;
@@ -195,17 +188,6 @@ impl Tree {
     /// Children of `n`, in creation order.
     pub fn children(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
         (n as usize + 1..self.nodes.len()).filter(move |&c| self.nodes[c].parent == n).map(|c| c as u32)
-    }
-
-    /// Whether `n` lies in the subtree rooted at `top` (itself included).
-    pub fn descends(&self, mut n: u32, top: u32) -> bool {
-        while n != NO_NODE && n >= top {
-            if n == top {
-                return true;
-            }
-            n = self.nodes[n as usize].parent;
-        }
-        false
     }
 
     /// Which nodes lie in the subtree of `top`, in one pass (parents come before children).
@@ -244,7 +226,7 @@ impl Tree {
                 if closer < d2 || (closer == d2 && k < n) {
                     return;
                 }
-                if node.parent == n && segment_distance(q, pos, node.pos) <= p.restriction {
+                if node.parent == n && segment_distance(pos, node.pos, q) <= p.restriction {
                     return;
                 }
             }
@@ -322,7 +304,7 @@ impl Tree {
                 let child = child_position(pos, d, p.alpha);
                 // The segment takes the markers near it, whether or not it can be walked.
                 let before = set.len();
-                set.retain(|&m| segment_distance(field.markers[m as usize], pos, child) > p.restriction);
+                set.retain(|&m| segment_distance(pos, child, field.markers[m as usize]) > p.restriction);
                 if segment_clear(field.walk, pos, child, field.clearance) {
                     born.push(Node { pos: child, parent: n, exhausted: false });
                 }
@@ -375,13 +357,13 @@ impl Tree {
     /// Removes every node outside `keep` (and its ancestors), renumbering the
     /// rest in order; the indices in `track` are renumbered too (`NO_NODE`
     /// when their node is gone). Freed markers become available again.
-    pub fn retain(&mut self, keep: impl Fn(&Tree, u32) -> bool, track: &mut [&mut u32]) {
+    pub fn retain(&mut self, keep: impl Fn(u32) -> bool, track: &mut [&mut u32]) {
         let mut remap = vec![NO_NODE; self.nodes.len()];
         let mut kept = Vec::with_capacity(self.nodes.len());
         for k in 0..self.nodes.len() {
             let parent = self.nodes[k].parent;
             let parent_kept = parent == NO_NODE || remap[parent as usize] != NO_NODE;
-            if parent_kept && keep(self, k as u32) {
+            if parent_kept && keep(k as u32) {
                 remap[k] = kept.len() as u32;
                 let new_parent = if parent == NO_NODE { NO_NODE } else { remap[parent as usize] };
                 kept.push(Node { pos: self.nodes[k].pos, parent: new_parent, exhausted: false });
@@ -402,7 +384,8 @@ impl Tree {
             on_path[k as usize] = true;
             k = self.nodes[k as usize].parent;
         }
-        self.retain(|t, k| on_path[k as usize] || (keep_below != NO_NODE && t.descends(k, keep_below)), track);
+        let below = if keep_below == NO_NODE { vec![false; self.nodes.len()] } else { self.subtree(keep_below) };
+        self.retain(|k| on_path[k as usize] || below[k as usize], track);
     }
 
     /// Drops the nodes more than `depth` levels above `n` that only lead to it,
@@ -419,7 +402,8 @@ impl Tree {
             return;
         }
         self.nodes[root as usize].parent = NO_NODE;
-        self.retain(|t, k| t.descends(k, root), track);
+        let kept = self.subtree(root);
+        self.retain(|k| kept[k as usize], track);
     }
 }
 
