@@ -347,26 +347,23 @@ impl Simulation<'_> {
         // only aligns anyone when it is what the agent follows, so while a
         // mask marker is in the personal space the other markers weigh 0.
         let mut sees_mask = false;
-        if let Some(k) = mask {
-            self.markers.within(&self.marker_grid, p, r, |m| sees_mask = sees_mask || self.markers.in_mask(m, k));
-        }
-        let mut weighted = Vec::new();
+        // (marker, weight, on the mask)
+        let mut weighted: Vec<(Vec2, f64, bool)> = Vec::new();
         self.markers.within(&self.marker_grid, p, r, |m| {
             let q = self.markers.positions[m as usize];
             let mut w = self.markers.weights[m as usize];
             if let Some(s) = shape {
                 w = direct::shape_weight(self.markers.in_shape(m, s), self.sc.w_max);
             }
-            if let Some(k) = mask {
-                if self.markers.in_mask(m, k) {
-                    w *= self.mask_weight(i, q);
-                } else if sees_mask {
-                    w = 0.0;
-                }
+            let on_mask = mask.is_some_and(|k| self.markers.in_mask(m, k));
+            if on_mask {
+                w *= self.mask_weight(i, q);
+                sees_mask = true;
             }
-            weighted.push((q, w));
+            weighted.push((q, w, on_mask));
         });
-        let m_d = direct::motion_direction(p, weighted.into_iter());
+        let weights = weighted.into_iter().map(|(q, w, on_mask)| (q, if sees_mask && !on_mask { 0.0 } else { w }));
+        let m_d = direct::motion_direction(p, weights);
         Plan { target: p, active: true, direct: Some(m_d), enforce: true }
     }
 
@@ -374,23 +371,18 @@ impl Simulation<'_> {
     /// agent that has it in its personal space for the closest of them.
     fn mask_weight(&self, i: usize, q: Vec2) -> f64 {
         let own = self.agents.pos[i].distance(q);
-        let mut viewers: Vec<f64> = Vec::new();
+        let mut total = 0.0;
         let mut closest = true;
         self.grid.for_each_candidate(q, self.max_personal, |j| {
             let j = j as usize;
             let d = self.agents.pos[j].distance(q);
             if d <= self.agents.personal[j] {
-                viewers.push(d);
-                if j != i && (d < own || d == own && j < i) {
-                    closest = false;
-                }
+                total += d;
+                // Ties go to the lower id, so exactly one viewer gets the sum.
+                closest &= j == i || d > own || d == own && j > i;
             }
         });
-        if closest {
-            direct::mask_weight(own, viewers.iter().copied())
-        } else {
-            own
-        }
+        direct::mask_weight(own, total, closest)
     }
 
     /// Grows agent `i`'s tree one iteration and walks it (Eq 9): the plan's
@@ -632,16 +624,12 @@ impl Simulation<'_> {
                     for node in tree.nodes() {
                         self.markers.within(&self.marker_grid, node.pos, self.sc.tree.action_radius, |m| {
                             if self.claimed[m as usize] == NONE {
+                                self.claimed[m as usize] = id;
                                 list.push(m);
                             }
                         });
-                        for &m in &list {
-                            self.claimed[m as usize] = id;
-                        }
                     }
                 }
-                list.sort_unstable();
-                list.dedup();
                 self.agents.walk[i].claimed = list;
             }
         }

@@ -30,12 +30,11 @@ pub fn shape_weight(inside: bool, w_max: f64) -> f64 {
 
 /// Sec 5.3: a mask marker weighs `dist(I, k)` for agent `I`; a marker in
 /// several personal spaces weighs, for the closest of those agents, the sum
-/// of what it weighs for each of them. `viewers` are the distances from every
-/// agent whose personal space holds the marker (the agent itself included).
-pub fn mask_weight(own: f64, viewers: impl Iterator<Item = f64> + Clone) -> f64 {
-    let closest = viewers.clone().all(|d| d >= own);
+/// of what it weighs for each of them. `total` is the sum of the distances
+/// from every agent whose personal space holds the marker (`I` included).
+pub fn mask_weight(own: f64, total: f64, closest: bool) -> f64 {
     if closest {
-        viewers.sum()
+        total
     } else {
         own
     }
@@ -60,7 +59,7 @@ mod tests {
         assert_eq!(shape_weight(true, 10.0), 10.0);
         assert_eq!(shape_weight(false, 10.0), 1.0);
         // The closest viewer gets the sum, the others their own distance.
-        assert_eq!(mask_weight(0.5, [0.5, 1.0, 2.0].into_iter()), 3.5);
-        assert_eq!(mask_weight(1.0, [0.5, 1.0, 2.0].into_iter()), 1.0);
+        assert_eq!(mask_weight(0.5, 3.5, true), 3.5);
+        assert_eq!(mask_weight(1.0, 3.5, false), 1.0);
     }
 }
