@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crowd::ir::{MarkerLayer, MarkerMethod, Markers as MarkerDecl, Obstacle, Rect, Shape, Vec2, World};
+use crowd::ir::{MarkerLayer, MarkerMethod, Markers as MarkerDecl, Rect, Shape, Vec2, World};
 use crowd::world::geometry::area;
 use crowd::world::markers::{generate, Markers};
 
@@ -21,20 +21,12 @@ const SEED: u64 = 7;
 
 fn world(method: MarkerMethod, obstacles: Vec<Shape>) -> World {
     World {
-        bounds: Rect { min: Vec2::ZERO, max: Vec2::splat(SIDE) },
-        obstacles: obstacles
-            .into_iter()
-            .enumerate()
-            .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
-            .collect(),
-        regions: vec![],
         markers: MarkerDecl {
             base: Some(MarkerLayer { method, density: DENSITY }),
             overrides: vec![],
             estimated_count: (SIDE * SIDE * DENSITY) as u64,
         },
-        shapes: vec![],
-        masks: vec![],
+        ..World::bare(Rect { min: Vec2::ZERO, max: Vec2::splat(SIDE) }, obstacles)
     }
 }
 

@@ -479,7 +479,7 @@ pub fn choose_formation(n: usize, layout: &Layout, radius: f64, ahead: &Ahead, f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Obstacle, Rect, Shape, World};
+    use crate::ir::{Rect, Shape, World};
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
     fn v(x: f64, y: f64) -> Vec2 {
@@ -495,18 +495,7 @@ mod tests {
     }
 
     fn world(obstacles: Vec<Shape>) -> World {
-        World {
-            bounds: Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) },
-            obstacles: obstacles
-                .into_iter()
-                .enumerate()
-                .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
-                .collect(),
-            regions: vec![],
-            markers: crate::ir::Markers { base: None, overrides: vec![], estimated_count: 0 },
-            shapes: vec![],
-            masks: vec![],
-        }
+        World::bare(Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) }, obstacles)
     }
 
     /// A wall across x = 10 with a door of width `door` centred on y = 5.

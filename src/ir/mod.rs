@@ -125,6 +125,25 @@ pub struct World {
     pub masks: Vec<Mask>,
 }
 
+impl World {
+    /// Bounds and obstacles only (named `o0`, `o1`, ...): no regions,
+    /// markers, shapes or masks. For worlds built in code rather than checked.
+    pub fn bare(bounds: Rect, obstacles: Vec<Shape>) -> World {
+        World {
+            bounds,
+            obstacles: obstacles
+                .into_iter()
+                .enumerate()
+                .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
+                .collect(),
+            regions: vec![],
+            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
+            shapes: vec![],
+            masks: vec![],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Obstacle {
     pub name: String,

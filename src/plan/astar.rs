@@ -595,7 +595,7 @@ fn clamp_index(v: f64, n: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{MarkerLayer, MarkerMethod, Markers as MarkerDecl, Obstacle, World};
+    use crate::ir::{MarkerLayer, MarkerMethod, World};
     use crate::world::markers;
 
     fn v(x: f64, y: f64) -> Vec2 {
@@ -607,18 +607,7 @@ mod tests {
     }
 
     fn world(w: f64, h: f64, obstacles: Vec<Shape>) -> World {
-        World {
-            bounds: Rect { min: v(0.0, 0.0), max: v(w, h) },
-            obstacles: obstacles
-                .into_iter()
-                .enumerate()
-                .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
-                .collect(),
-            regions: vec![],
-            markers: MarkerDecl { base: None, overrides: vec![], estimated_count: 0 },
-            shapes: vec![],
-            masks: vec![],
-        }
+        World::bare(Rect { min: v(0.0, 0.0), max: v(w, h) }, obstacles)
     }
 
     fn grid(w: &World, cell: f64, radius: f64) -> NodeGrid {

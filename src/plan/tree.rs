@@ -410,7 +410,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Markers as MarkerSpec, Rect, World};
+    use crate::ir::{Rect, World};
 
     fn v(x: f64, y: f64) -> Vec2 {
         Vec2::new(x, y)
@@ -464,15 +464,7 @@ mod tests {
         }
         let mut grid = Grid::new(bounds, 1.2, 1 << 20);
         grid.rebuild(&pts);
-        let world = World {
-            bounds,
-            obstacles: vec![],
-            regions: vec![],
-            markers: MarkerSpec { base: None, overrides: vec![], estimated_count: 0 },
-            shapes: vec![],
-            masks: vec![],
-        };
-        (pts, grid, Walkable::new(&world, 1.0))
+        (pts, grid, Walkable::new(&World::bare(bounds, vec![]), 1.0))
     }
 
     /// Grows from (3, 10) towards (27, 10) for at most 49 iterations (the

@@ -378,25 +378,13 @@ pub fn accepts(shape: &Shape, p: Vec2) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Markers, Obstacle};
 
     fn v(x: f64, y: f64) -> Vec2 {
         Vec2::new(x, y)
     }
 
     fn world(obstacles: Vec<Shape>) -> World {
-        World {
-            bounds: Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) },
-            obstacles: obstacles
-                .into_iter()
-                .enumerate()
-                .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
-                .collect(),
-            regions: vec![],
-            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
-            shapes: vec![],
-            masks: vec![],
-        }
+        World::bare(Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) }, obstacles)
     }
 
     #[test]
