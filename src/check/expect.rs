@@ -97,11 +97,9 @@ impl Checker {
                         None
                     }
                 };
-                let kind = match formation.text.as_str() {
-                    "side_by_side" => Some(ir::FormationKind::SideBySide),
-                    "v" => Some(ir::FormationKind::V),
-                    "river" => Some(ir::FormationKind::River),
-                    _ => {
+                let kind = match ir::FormationKind::from_name(formation.text.as_bytes()) {
+                    Some(k) => Some(k),
+                    None => {
                         self.error(
                             crate::diag::Diagnostic::error(
                                 "E030",

@@ -634,6 +634,33 @@ pub enum FormationKind {
     River,
 }
 
+impl FormationKind {
+    /// Every formation, in the order of the trace's `formation` index.
+    pub const ALL: [FormationKind; 3] = [FormationKind::SideBySide, FormationKind::V, FormationKind::River];
+
+    /// As written in scenarios and in the trace's `formation` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormationKind::SideBySide => "side_by_side",
+            FormationKind::V => "v",
+            FormationKind::River => "river",
+        }
+    }
+
+    /// The index the executor records (into [`FormationKind::ALL`]).
+    pub fn index(self) -> u32 {
+        FormationKind::ALL.iter().position(|&k| k == self).map_or(0, |i| i as u32)
+    }
+
+    pub fn from_index(i: u32) -> Option<FormationKind> {
+        FormationKind::ALL.get(i as usize).copied()
+    }
+
+    pub fn from_name(name: &[u8]) -> Option<FormationKind> {
+        FormationKind::ALL.into_iter().find(|k| k.name().as_bytes() == name)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AreaRef {
     Region(RegionId),

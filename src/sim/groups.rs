@@ -72,15 +72,6 @@ impl Keep {
     }
 }
 
-/// The trace label of a formation (index into `trace::FORMATION_NAMES`).
-pub fn formation_label(k: FormationKind) -> u32 {
-    match k {
-        FormationKind::SideBySide => 0,
-        FormationKind::V => 1,
-        FormationKind::River => 2,
-    }
-}
-
 /// A group walking together this step.
 #[derive(Clone, Debug)]
 pub(crate) struct Unit {
@@ -317,7 +308,7 @@ impl Simulation<'_> {
             }
         }
         for &i in members {
-            self.agents.formation[i as usize] = formation_label(kind);
+            self.agents.formation[i as usize] = kind.index();
         }
     }
 

@@ -96,8 +96,8 @@ impl RowFormat {
                     }
                     Column::Goal => append(buf, label(&self.goals, frame.goal[i])),
                     Column::Formation => {
-                        if let Some(name) = super::frame::FORMATION_NAMES.get(frame.formation[i] as usize) {
-                            append(buf, name.as_bytes());
+                        if let Some(k) = crate::ir::FormationKind::from_index(frame.formation[i]) {
+                            append(buf, k.name().as_bytes());
                         }
                     }
                     Column::Radius => write_f64(buf, frame.radius[i], p),

@@ -46,12 +46,9 @@ pub struct FrameView<'a> {
     /// Body radius, m.
     pub radius: &'a [f64],
     /// The formation the agent's group walked in over the last step: an
-    /// index into [`FORMATION_NAMES`], or [`NONE`] (walking alone, standing).
+    /// [`crate::ir::FormationKind::index`], or [`NONE`] (walking alone, standing).
     pub formation: &'a [u32],
 }
-
-/// What the `formation` column writes, by index.
-pub const FORMATION_NAMES: [&str; 3] = ["side_by_side", "v", "river"];
 
 impl FrameView<'_> {
     pub fn len(&self) -> usize {

@@ -558,7 +558,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
                     }
                     FormationSeen::One(k, count) => ok_or(
                         k == *formation,
-                        format!("{count} of {} agent(s) walk {} at {} s", rows.len(), formation_name(k), f.t),
+                        format!("{count} of {} agent(s) walk {} at {} s", rows.len(), k.name(), f.t),
                     ),
                 }
             }
@@ -598,18 +598,7 @@ pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> Formati
     match seen.as_slice() {
         [] => FormationSeen::None,
         [(k, n)] => FormationSeen::One(*k, *n),
-        _ => FormationSeen::Mixed(
-            seen.iter().map(|(k, n)| format!("{n} {}", formation_name(*k))).collect::<Vec<_>>().join(", "),
-        ),
-    }
-}
-
-/// A formation as the `formation` column writes it.
-pub fn formation_name(k: FormationKind) -> &'static str {
-    match k {
-        FormationKind::SideBySide => "side_by_side",
-        FormationKind::V => "v",
-        FormationKind::River => "river",
+        _ => FormationSeen::Mixed(seen.iter().map(|(k, n)| format!("{n} {}", k.name())).collect::<Vec<_>>().join(", ")),
     }
 }
 

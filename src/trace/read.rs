@@ -106,16 +106,7 @@ impl Recorded {
             frames,
             population: trace.population.iter().map(|&p| index[p as usize]).collect(),
             group: trace.group.iter().map(|&g| (g != NONE).then_some(g)).collect(),
-            formation: trace
-                .formation
-                .iter()
-                .map(|&k| match k {
-                    0 => Some(crate::ir::FormationKind::SideBySide),
-                    1 => Some(crate::ir::FormationKind::V),
-                    2 => Some(crate::ir::FormationKind::River),
-                    _ => None,
-                })
-                .collect(),
+            formation: trace.formation.iter().map(|&k| crate::ir::FormationKind::from_index(k)).collect(),
             goal: trace.has_column("goal").then(|| trace.goal.iter().map(|&g| (g != NONE).then_some(g)).collect()),
             goals: trace.goals,
             radius: trace.radius,

@@ -55,7 +55,7 @@ pub struct Trace {
     pub goals: Vec<String>,
     /// The `radius` column, when the trace has one.
     pub radius: Option<Vec<f64>>,
-    /// The `formation` column: an index into [`crate::trace::frame::FORMATION_NAMES`],
+    /// The `formation` column: [`crate::ir::FormationKind::index`],
     /// or [`NONE`] (an empty cell or a name it lacks); empty without the column.
     pub formation: Vec<u32>,
     /// Per-agent tracks, by increasing id.
@@ -273,8 +273,8 @@ impl Trace {
                 Some(g) => goals.get(g),
             });
             if let Some(k) = c.formation {
-                let names = crate::trace::frame::FORMATION_NAMES;
-                out.formation.push(names.iter().position(|n| n.as_bytes() == field(k)).map_or(NONE, |x| x as u32));
+                let kind = crate::ir::FormationKind::from_name(field(k));
+                out.formation.push(kind.map_or(NONE, |k| k.index()));
             }
             if let Some(k) = c.radius {
                 let r = num(k)?;
