@@ -98,6 +98,22 @@ pub struct Tree {
     pub iterations: u32,
 }
 
+/// Buffers a growth iteration reuses, one set per thread.
+#[derive(Default)]
+struct Scratch {
+    /// The markers of every growing node, node after node.
+    points: Vec<Vec2>,
+    /// `(node, start, end)`: the node's markers are `points[start..end]`.
+    sets: Vec<(u32, usize, usize)>,
+    rivals: Vec<u32>,
+    weights: Vec<f64>,
+    inside: Vec<bool>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
 /// Rodrigues et al. 2010, Eq. 7: `f(x, y) = (1 + cos θ) / (1 + |y|)`, 0 when `|x||y| = 0`.
 pub fn f(x: Vec2, y: Vec2) -> f64 {
     let xy = x.length() * y.length();
@@ -110,22 +126,26 @@ pub fn f(x: Vec2, y: Vec2) -> f64 {
 
 /// Eqs. 5–6: `d(n) = Σ w_k (m_k − n)` with `w_k = f(x, m_k − n) / Σ_l f(x, m_l − n)`;
 /// `None` when every weight is zero.
-pub fn growth_direction(n: Vec2, x: Vec2, markers: impl Iterator<Item = Vec2> + Clone) -> Option<Vec2> {
-    weighted_direction(n, x, markers, f)
+pub fn growth_direction(n: Vec2, x: Vec2, markers: impl Iterator<Item = Vec2>) -> Option<Vec2> {
+    let markers: Vec<Vec2> = markers.collect();
+    weighted_direction(n, x, &markers, f, &mut Vec::new())
 }
 
-/// Eqs. 5–6 with any weight function in place of Eq 7's `f`.
+/// Eqs. 5–6 with any weight function in place of Eq 7's `f`; `weights` is scratch.
 fn weighted_direction(
     n: Vec2,
     x: Vec2,
-    markers: impl Iterator<Item = Vec2> + Clone,
+    markers: &[Vec2],
     f: fn(Vec2, Vec2) -> f64,
+    weights: &mut Vec<f64>,
 ) -> Option<Vec2> {
-    let total: f64 = markers.clone().map(|m| f(x, m - n)).sum();
+    weights.clear();
+    weights.extend(markers.iter().map(|&m| f(x, m - n)));
+    let total: f64 = weights.iter().sum();
     if total <= 0.0 || !total.is_finite() {
         return None;
     }
-    let d = markers.fold(Vec2::ZERO, |d, m| d + (m - n) * (f(x, m - n) / total));
+    let d = markers.iter().zip(weights.iter()).fold(Vec2::ZERO, |d, (&m, &w)| d + (m - n) * (w / total));
     (d.length_squared() > 0.0).then_some(d)
 }
 
@@ -192,35 +212,39 @@ impl Tree {
 
     /// Which nodes lie in the subtree of `top`, in one pass (parents come before children).
     pub fn subtree(&self, top: u32) -> Vec<bool> {
-        let mut inside = vec![false; self.nodes.len()];
+        let mut inside = Vec::new();
+        self.subtree_into(top, &mut inside);
+        inside
+    }
+
+    fn subtree_into(&self, top: u32, inside: &mut Vec<bool>) {
+        inside.clear();
+        inside.resize(self.nodes.len(), false);
         for k in top as usize..self.nodes.len() {
             let parent = self.nodes[k].parent;
             inside[k] = k == top as usize || (parent != NO_NODE && parent >= top && inside[parent as usize]);
         }
-        inside
     }
 
     /// `S(n)` (Eq 1): markers within `A_r` of `n`, closer to `n` than to any
-    /// other node, usable, and not taken by the segment of one of `n`'s children.
-    fn markers_of(&self, n: u32, field: &Field, p: &TreeParams, out: &mut Vec<u32>) {
-        out.clear();
+    /// other node, usable, and not taken by the segment of one of `n`'s
+    /// children, appended to `out` (their positions, in index order).
+    fn markers_of(&self, n: u32, field: &Field, p: &TreeParams, rivals: &mut Vec<u32>, out: &mut Vec<Vec2>) {
         let pos = self.pos(n);
         let reach = p.action_radius;
         // Only nodes within 2 A_r can be closer to one of n's markers; n's
         // children take markers by their segments however far they lie.
-        let rivals: Vec<u32> = (0..self.nodes.len() as u32)
-            .filter(|&k| {
-                k != n
-                    && (self.nodes[k as usize].parent == n || self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
-            })
-            .collect();
+        rivals.clear();
+        rivals.extend((0..self.nodes.len() as u32).filter(|&k| {
+            k != n && (self.nodes[k as usize].parent == n || self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
+        }));
         let r2 = reach * reach;
         field.index.for_each_near(pos, reach, |m, q| {
             let d2 = q.distance_squared(pos);
             if d2 > r2 || !(field.usable)(m) {
                 return;
             }
-            for &k in &rivals {
+            for &k in rivals.iter() {
                 let node = &self.nodes[k as usize];
                 let closer = q.distance_squared(node.pos);
                 if closer < d2 || (closer == d2 && k < n) {
@@ -230,7 +254,7 @@ impl Tree {
                     return;
                 }
             }
-            out.push(m);
+            out.push(q);
         });
     }
 
@@ -258,66 +282,88 @@ impl Tree {
         weight: fn(Vec2, Vec2) -> f64,
     ) -> usize {
         self.iterations += 1;
-        // (i) Markers processing: S(n) for every growing node.
-        let mut sets: Vec<(u32, Vec<u32>)> = Vec::new();
-        let mut scratch = Vec::new();
-        let inside = self.subtree(top);
+        SCRATCH.with_borrow_mut(|scratch| self.grow_with(field, p, lure, top, draw, weight, scratch))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn grow_with(
+        &mut self,
+        field: &Field,
+        p: &TreeParams,
+        lure: Lure,
+        top: u32,
+        draw: &mut dyn FnMut() -> f64,
+        weight: fn(Vec2, Vec2) -> f64,
+        s: &mut Scratch,
+    ) -> usize {
+        // (i) Markers processing: S(n) for every growing node, as ranges of `s.points`.
+        s.points.clear();
+        s.sets.clear();
+        self.subtree_into(top, &mut s.inside);
         for n in top..self.nodes.len() as u32 {
-            if self.nodes[n as usize].exhausted || !inside[n as usize] {
+            if self.nodes[n as usize].exhausted || !s.inside[n as usize] {
                 continue;
             }
-            self.markers_of(n, field, p, &mut scratch);
-            if scratch.is_empty() {
+            let start = s.points.len();
+            self.markers_of(n, field, p, &mut s.rivals, &mut s.points);
+            if s.points.len() == start {
                 self.nodes[n as usize].exhausted = true;
             } else {
-                sets.push((n, std::mem::take(&mut scratch)));
+                s.sets.push((n, start, s.points.len()));
             }
         }
-        if sets.is_empty() {
+        if s.sets.is_empty() {
             return 0;
         }
         // The reference node: n_g closest to the goal (Eq 2), or n_e farthest
         // from c (Eq 13), among the nodes that can grow.
-        let reference = sets
+        let reference = s
+            .sets
             .iter()
-            .map(|(n, _)| *n)
+            .map(|&(n, ..)| n)
             .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
             .unwrap_or(top);
         let ref_pos = self.pos(reference);
         // (ii) Addition of new nodes; children join the tree at the end.
-        let mut born = Vec::new();
-        for (n, mut set) in sets {
+        let first_born = self.nodes.len();
+        for &(n, start, mut end) in &s.sets {
             let pos = self.pos(n);
             let chance = match lure {
                 Lure::Goal(g) => p_grow(pos, ref_pos, g),
                 Lure::Away(c) => p_escape(pos, ref_pos, c),
             };
             let x = lure.heading(pos);
-            while !set.is_empty() {
+            while end > start {
                 // Eq. 3: a child when P(n) ≥ ξ; the reference node always passes.
                 if n != reference && chance < draw() {
                     break;
                 }
-                let Some(d) = weighted_direction(pos, x, set.iter().map(|&m| field.markers[m as usize]), weight) else {
+                let Some(d) = weighted_direction(pos, x, &s.points[start..end], weight, &mut s.weights) else {
                     break;
                 };
                 let child = child_position(pos, d, p.alpha);
                 // The segment takes the markers near it, whether or not it can be walked.
-                let before = set.len();
-                set.retain(|&m| segment_distance(pos, child, field.markers[m as usize]) > p.restriction);
+                let before = end;
+                let mut kept = start;
+                for k in start..end {
+                    let q = s.points[k];
+                    if segment_distance(pos, child, q) > p.restriction {
+                        s.points[kept] = q;
+                        kept += 1;
+                    }
+                }
+                end = kept;
                 if segment_clear(field.walk, pos, child, field.clearance) {
-                    born.push(Node { pos: child, parent: n, exhausted: false });
+                    self.nodes.push(Node { pos: child, parent: n, exhausted: false });
                 }
                 // Markers balanced around n but all beyond the restriction
                 // distance would give the same child forever.
-                if set.len() == before {
+                if end == before {
                     break;
                 }
             }
         }
-        let created = born.len();
-        self.nodes.extend(born);
-        created
+        self.nodes.len() - first_born
     }
 
     /// Adds a child of `parent` at `pos` (a sidestep the executor chose), returning its index.
@@ -361,12 +407,12 @@ impl Tree {
         let mut remap = vec![NO_NODE; self.nodes.len()];
         let mut kept = Vec::with_capacity(self.nodes.len());
         for k in 0..self.nodes.len() {
-            let parent = self.nodes[k].parent;
-            let parent_kept = parent == NO_NODE || remap[parent as usize] != NO_NODE;
+            let node = self.nodes[k];
+            let parent_kept = node.parent == NO_NODE || remap[node.parent as usize] != NO_NODE;
             if parent_kept && keep(k as u32) {
                 remap[k] = kept.len() as u32;
-                let new_parent = if parent == NO_NODE { NO_NODE } else { remap[parent as usize] };
-                kept.push(Node { pos: self.nodes[k].pos, parent: new_parent, exhausted: false });
+                let parent = if node.parent == NO_NODE { NO_NODE } else { remap[node.parent as usize] };
+                kept.push(Node { parent, exhausted: false, ..node });
             }
         }
         self.nodes = kept;

@@ -292,7 +292,7 @@ impl<'p> Simulation<'p> {
         // Cells as small as the smallest query radius: the queries visit few markers they then reject.
         let radius =
             if uses_reservation { sc.tree.alpha / 2.0 } else { sc.tree.action_radius.min(max_personal.max(0.1)) };
-        let marker_grid = markers.index(radius.max(0.25));
+        let (markers, marker_grid) = markers.into_cell_order(radius.max(0.25));
         let escape_subjects = paths::escape_subjects(program);
         let uses_astar = program.behaviours.iter().any(|b| {
             decide::actions_of(&b.body).any(|a| {

@@ -87,6 +87,10 @@ pub(crate) struct Walk {
     pub granted: bool,
     pub held_at: Vec<u32>,
     pub held_next: Vec<u32>,
+    /// The markers within reach of `wanted_at`: what a grant of the next
+    /// node would hold, kept while the agent asks for it step after step.
+    pub wanted: Vec<u32>,
+    pub wanted_at: Option<Vec2>,
     /// Reached `next` in the last pass: its markers become `held_at`.
     pub moved_on: bool,
     /// Steps waited for a grant.
@@ -421,9 +425,12 @@ impl Simulation<'_> {
             // Pursue: the target crossed the tree; keep the path to the crossing node only.
             if !walk.done {
                 let r2 = params.action_radius * params.action_radius;
-                let inside = tree.subtree(head);
-                let crossing =
-                    (head..tree.len() as u32).find(|&n| inside[n as usize] && tree.pos(n).distance_squared(g) <= r2);
+                let near = |n: &u32| tree.pos(*n).distance_squared(g) <= r2;
+                // Most steps no node is near the target: only then is the subtree worth finding.
+                let crossing = (head..tree.len() as u32).find(near).and_then(|first| {
+                    let inside = tree.subtree(head);
+                    (first..tree.len() as u32).find(|&n| inside[n as usize] && near(&n))
+                });
                 if let Some(n) = crossing {
                     let (mut at, mut next) = (walk.at, walk.next);
                     tree.prune_at(n, NO_NODE, &mut [&mut at, &mut next]);
@@ -651,9 +658,15 @@ impl Simulation<'_> {
                     walk.held_at = list;
                 }
                 Hold::Next if walk.holds_at && !walk.granted && walk.next != NO_NODE => {
-                    match self.try_hold(tree.pos(walk.next), r, id) {
-                        Ok(list) => {
-                            walk.held_next = list;
+                    let p = tree.pos(walk.next);
+                    if walk.wanted_at != Some(p) {
+                        walk.wanted.clear();
+                        self.markers.within(&self.marker_grid, p, r, |m| walk.wanted.push(m));
+                        walk.wanted_at = Some(p);
+                    }
+                    match self.try_hold(&walk.wanted, id) {
+                        Ok(()) => {
+                            walk.held_next.clone_from(&walk.wanted);
                             walk.granted = true;
                         }
                         Err(holder) => {
@@ -689,28 +702,18 @@ impl Simulation<'_> {
         all
     }
 
-    /// Holds every marker within `r` of `p` for agent `id` when none is held by another.
+    /// Holds every marker of `wanted` for agent `id` when none is held by another.
     /// `Err` names the holder of the first marker held by another agent.
-    fn try_hold(&mut self, p: Vec2, r: f64, id: u32) -> Result<Vec<u32>, u32> {
-        let mut list = Vec::new();
-        let mut holder = NONE;
-        self.markers.within(&self.marker_grid, p, r, |m| {
-            let h = self.held[m as usize];
-            if h != NONE && h != id && holder == NONE {
-                holder = h;
-            }
-            list.push(m);
-        });
-        if holder != NONE {
-            return Err(holder);
+    fn try_hold(&mut self, wanted: &[u32], id: u32) -> Result<(), u32> {
+        if let Some(&m) = wanted.iter().find(|&&m| self.held[m as usize] != NONE && self.held[m as usize] != id) {
+            return Err(self.held[m as usize]);
         }
-        for &m in &list {
+        for &m in wanted {
             self.held[m as usize] = id;
         }
-        Ok(list)
+        Ok(())
     }
 
-    /// The centroid of each escaped-from subject's agents (perceive phase).
     pub(super) fn update_escape_centroids(&mut self) {
         for k in 0..self.escape_subjects.len() {
             let s = self.escape_subjects[k];

@@ -153,6 +153,11 @@ impl Grid {
         }
     }
 
+    /// Every indexed id, in cell order (ids increasing within a cell).
+    pub fn order(&self) -> &[u32] {
+        &self.items
+    }
+
     /// Ids in cell `(cx, cy)`.
     #[inline]
     pub fn cell_items(&self, cx: u32, cy: u32) -> &[u32] {

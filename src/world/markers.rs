@@ -221,6 +221,37 @@ impl Markers {
         }
     }
 
+    /// The markers renumbered in the cell order of an index with cells at
+    /// least `cell` wide, and that index. Marker `k` then lies at `k` in the
+    /// index's memory, and the ids of one cell are consecutive, so queries
+    /// and per-marker tables read memory in sequence. Within a cell the old
+    /// order is kept: every query visits the same markers in the same order.
+    pub fn into_cell_order(mut self, cell: f64) -> (Markers, Grid) {
+        let grid = self.index(cell);
+        let order = grid.order();
+        let mut new_id = vec![0u32; order.len()];
+        for (k, &old) in order.iter().enumerate() {
+            new_id[old as usize] = k as u32;
+        }
+        fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+            *v = order.iter().map(|&old| v[old as usize]).collect();
+        }
+        permute(&mut self.positions, order);
+        permute(&mut self.weights, order);
+        permute(&mut self.layers, order);
+        permute(&mut self.shapes, order);
+        permute(&mut self.masks, order);
+        for (start, items) in [(&self.shape_start, &mut self.shape_items), (&self.mask_start, &mut self.mask_items)] {
+            for g in start.windows(2) {
+                let list = &mut items[g[0] as usize..g[1] as usize];
+                list.iter_mut().for_each(|k| *k = new_id[*k as usize]);
+                list.sort_unstable();
+            }
+        }
+        let grid = self.index(cell);
+        (self, grid)
+    }
+
     /// A spatial index of the markers over the bounds, with cells at least
     /// `cell` wide (the largest query radius is a good choice: the personal
     /// space `R` or the action radius `A_r`).
