@@ -13,6 +13,10 @@
 //! Invariants:
 //! - no marker association is stored: `S(n)` is recomputed from the nodes, so
 //!   a tree costs its nodes in memory and pruning frees markers at once;
+//! - a node found without markers is skipped until a node that could have
+//!   taken them (a child, or a node within `2 A_r`) is pruned: markers other
+//!   agents release meanwhile are not looked for (growth sees the field as
+//!   it was when the node ran dry);
 //! - children always have larger indices than their parents, and nodes are
 //!   visited in index order, so growth depends only on the tree, the markers,
 //!   the lure and the uniform draws handed in;
@@ -85,8 +89,8 @@ pub struct Field<'a> {
 pub struct Node {
     pub pos: Vec2,
     pub parent: u32,
-    /// The node had no markers at its last growth attempt; nodes only lose
-    /// markers until something is pruned, so it is skipped until then.
+    /// The node had no markers at its last growth attempt: it is skipped
+    /// until a node that could have taken them is pruned (see the invariants).
     exhausted: bool,
 }
 
@@ -96,6 +100,9 @@ pub struct Tree {
     nodes: Vec<Node>,
     /// Growth iterations run since the tree was (re)rooted.
     pub iterations: u32,
+    /// The action radius of the last growth: how far a pruned node may have
+    /// held markers that a dry node could take back.
+    reach: f64,
 }
 
 /// Buffers a growth iteration reuses, one set per thread.
@@ -182,7 +189,7 @@ pub fn segment_clear(walk: &Walkable, a: Vec2, b: Vec2, r: f64) -> bool {
 
 impl Tree {
     pub fn new(root: Vec2) -> Tree {
-        Tree { nodes: vec![Node { pos: root, parent: NO_NODE, exhausted: false }], iterations: 0 }
+        Tree { nodes: vec![Node { pos: root, parent: NO_NODE, exhausted: false }], iterations: 0, reach: 0.0 }
     }
 
     pub fn len(&self) -> usize {
@@ -282,6 +289,7 @@ impl Tree {
         weight: fn(Vec2, Vec2) -> f64,
     ) -> usize {
         self.iterations += 1;
+        self.reach = p.action_radius;
         SCRATCH.with_borrow_mut(|scratch| self.grow_with(field, p, lure, top, draw, weight, scratch))
     }
 
@@ -406,13 +414,27 @@ impl Tree {
     pub fn retain(&mut self, keep: impl Fn(u32) -> bool, track: &mut [&mut u32]) {
         let mut remap = vec![NO_NODE; self.nodes.len()];
         let mut kept = Vec::with_capacity(self.nodes.len());
+        let mut gone = Vec::new();
         for k in 0..self.nodes.len() {
             let node = self.nodes[k];
             let parent_kept = node.parent == NO_NODE || remap[node.parent as usize] != NO_NODE;
             if parent_kept && keep(k as u32) {
                 remap[k] = kept.len() as u32;
                 let parent = if node.parent == NO_NODE { NO_NODE } else { remap[node.parent as usize] };
-                kept.push(Node { parent, exhausted: false, ..node });
+                kept.push(Node { parent, ..node });
+            } else {
+                gone.push(node);
+            }
+        }
+        // A dry node gets its markers back only from a pruned child or a
+        // pruned node near enough to have been closer to them (Eq 1).
+        let near = 4.0 * self.reach * self.reach;
+        for (k, node) in kept.iter_mut().enumerate() {
+            if node.exhausted {
+                node.exhausted = !gone.iter().any(|g| {
+                    (g.parent != NO_NODE && remap[g.parent as usize] == k as u32)
+                        || g.pos.distance_squared(node.pos) <= near
+                });
             }
         }
         self.nodes = kept;
