@@ -65,6 +65,9 @@ pub struct PhaseTimes {
     pub perceive: Duration,
     /// Decide, plan, steer, resolve and integrate, which run together agent by agent.
     pub act: Duration,
+    /// The part of `act` that runs on one thread: the decisions that change
+    /// shared tables and the reservation bookkeeping, in id order.
+    pub sequential: Duration,
     pub record: Duration,
 }
 
@@ -74,11 +77,12 @@ impl PhaseTimes {
         self.spawn + self.perceive + self.act
     }
 
-    pub fn named(&self) -> [(&'static str, Duration); 4] {
+    pub fn named(&self) -> [(&'static str, Duration); 5] {
         [
             ("spawn/despawn", self.spawn),
             ("perceive", self.perceive),
             ("decide+plan+steer+resolve+integrate", self.act),
+            ("of which sequential", self.sequential),
             ("record", self.record),
         ]
     }
@@ -619,7 +623,9 @@ impl<'p> Simulation<'p> {
     /// changes are applied, planned and moved afterwards in id order.
     fn act(&mut self, t: f64) -> Result<(), SimError> {
         // NOTE: before the pass, which reads the group tables as part of the snapshot.
+        let t0 = Instant::now();
         self.update_units();
+        self.times.sequential += t0.elapsed();
         let n = self.agents.len();
         let mut s = std::mem::take(&mut self.scratch);
         s.arrived.resize(n, false);
@@ -691,6 +697,7 @@ impl<'p> Simulation<'p> {
         self.agents.vel = vel;
         self.agents.ori = ori;
         self.agents.walk = walks;
+        let t0 = Instant::now();
         let result = self.apply_changed(t, &mut s);
         let result = result.and_then(|()| match bad.load(Ordering::Relaxed) {
             true => {
@@ -706,6 +713,7 @@ impl<'p> Simulation<'p> {
             self.agents.fresh.fill(false);
             s.keys_valid = true;
         }
+        self.times.sequential += t0.elapsed();
         self.scratch = s;
         result
     }

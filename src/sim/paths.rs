@@ -20,6 +20,8 @@ use crate::plan::tree::{segment_clear, Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::steer::direct;
 use crate::trace::NONE;
 use crate::world::geometry::{bounding_box, contains};
+use crate::world::grid::Grid;
+use crate::world::markers::Markers;
 
 /// A crowd agent that has waited this long for a node's markers regrows its
 /// path around the markers others hold, s.
@@ -87,10 +89,10 @@ pub(crate) struct Walk {
     pub granted: bool,
     pub held_at: Vec<u32>,
     pub held_next: Vec<u32>,
-    /// The markers within reach of `wanted_at`: what a grant of the next
-    /// node would hold, kept while the agent asks for it step after step.
-    pub wanted: Vec<u32>,
-    pub wanted_at: Option<Vec2>,
+    /// The markers of the node walked from and of the next node: what the
+    /// agent asks for, step after step, until it holds them.
+    pub at_markers: NodeMarkers,
+    pub next_markers: NodeMarkers,
     /// Reached `next` in the last pass: its markers become `held_at`.
     pub moved_on: bool,
     /// Steps waited for a grant.
@@ -109,6 +111,25 @@ pub(crate) struct Walk {
     pub hull_draws: u64,
     /// A* seeking: the agent's own path when it walks alone.
     pub route: super::groups::Route,
+}
+
+/// The markers within reach of one node, kept while the node stays the same.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeMarkers {
+    node: Option<Vec2>,
+    ids: Vec<u32>,
+}
+
+impl NodeMarkers {
+    /// The markers within `r` of `node`, in the index's query order.
+    fn of(&mut self, markers: &Markers, grid: &Grid, node: Vec2, r: f64) -> &[u32] {
+        if self.node != Some(node) {
+            self.ids.clear();
+            markers.within(grid, node, r, |m| self.ids.push(m));
+            self.node = Some(node);
+        }
+        &self.ids
+    }
 }
 
 /// The model constants the motion needs, read once per run.
@@ -645,6 +666,14 @@ impl Simulation<'_> {
     /// One reservation pass for agent `i`: the markers of the node it stands
     /// on (those still free), or of the node it wants to walk to (all or none).
     fn hold(&mut self, i: usize, pass: Hold) {
+        let w = &self.agents.walk[i];
+        let asks = match pass {
+            Hold::At => !w.holds_at,
+            Hold::Next => w.holds_at && !w.granted && w.next != NO_NODE,
+        };
+        if !asks || w.tree.is_none() {
+            return;
+        }
         let id = self.agents.id[i];
         let r = self.sc.tree.alpha / 2.0;
         let mut walk = std::mem::take(&mut self.agents.walk[i]);
@@ -653,20 +682,15 @@ impl Simulation<'_> {
                 Hold::At if !walk.holds_at && (walk.at as usize) < tree.len() => {
                     // Where two agents appeared closer than a node's reach, the later one
                     // holds what is free (so others see it) and waits for the rest.
-                    let mut list = std::mem::take(&mut walk.held_at);
-                    walk.holds_at = self.hold_free(tree.pos(walk.at), r, id, &mut list);
-                    walk.held_at = list;
+                    let near = walk.at_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.at), r);
+                    walk.holds_at = hold_free(&mut self.held, near, id, &mut walk.held_at);
                 }
                 Hold::Next if walk.holds_at && !walk.granted && walk.next != NO_NODE => {
-                    let p = tree.pos(walk.next);
-                    if walk.wanted_at != Some(p) {
-                        walk.wanted.clear();
-                        self.markers.within(&self.marker_grid, p, r, |m| walk.wanted.push(m));
-                        walk.wanted_at = Some(p);
-                    }
-                    match self.try_hold(&walk.wanted, id) {
+                    let wanted = walk.next_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.next), r);
+                    match try_hold(&mut self.held, wanted, id) {
                         Ok(()) => {
-                            walk.held_next.clone_from(&walk.wanted);
+                            walk.held_next.clear();
+                            walk.held_next.extend_from_slice(wanted);
                             walk.granted = true;
                         }
                         Err(holder) => {
@@ -688,32 +712,6 @@ impl Simulation<'_> {
         self.agents.walk[i] = walk;
     }
 
-    /// Adds to `list` the markers within `r` of `p` that nobody else holds;
-    /// whether that is all of them.
-    fn hold_free(&mut self, p: Vec2, r: f64, id: u32, list: &mut Vec<u32>) -> bool {
-        let mut all = true;
-        self.markers.within(&self.marker_grid, p, r, |m| match self.held[m as usize] {
-            NONE => {
-                self.held[m as usize] = id;
-                list.push(m);
-            }
-            h => all &= h == id,
-        });
-        all
-    }
-
-    /// Holds every marker of `wanted` for agent `id` when none is held by another.
-    /// `Err` names the holder of the first marker held by another agent.
-    fn try_hold(&mut self, wanted: &[u32], id: u32) -> Result<(), u32> {
-        if let Some(&m) = wanted.iter().find(|&&m| self.held[m as usize] != NONE && self.held[m as usize] != id) {
-            return Err(self.held[m as usize]);
-        }
-        for &m in wanted {
-            self.held[m as usize] = id;
-        }
-        Ok(())
-    }
-
     pub(super) fn update_escape_centroids(&mut self) {
         for k in 0..self.escape_subjects.len() {
             let s = self.escape_subjects[k];
@@ -728,4 +726,31 @@ impl Simulation<'_> {
             self.escape_centroids[k] = (count > 0).then(|| sum / f64::from(count));
         }
     }
+}
+
+/// Adds to `list` the markers of `near` that nobody else holds; whether that is all of them.
+fn hold_free(held: &mut [u32], near: &[u32], id: u32, list: &mut Vec<u32>) -> bool {
+    let mut all = true;
+    for &m in near {
+        match held[m as usize] {
+            NONE => {
+                held[m as usize] = id;
+                list.push(m);
+            }
+            h => all &= h == id,
+        }
+    }
+    all
+}
+
+/// Holds every marker of `wanted` for agent `id` when none is held by another.
+/// `Err` names the holder of the first marker held by another agent.
+fn try_hold(held: &mut [u32], wanted: &[u32], id: u32) -> Result<(), u32> {
+    if let Some(&m) = wanted.iter().find(|&&m| held[m as usize] != NONE && held[m as usize] != id) {
+        return Err(held[m as usize]);
+    }
+    for &m in wanted {
+        held[m as usize] = id;
+    }
+    Ok(())
 }
