@@ -74,7 +74,7 @@ impl Lure {
 
 /// The world a tree grows in: the markers, their spatial index, obstacles and
 /// which markers this tree may use at all.
-pub struct Field<'a> {
+pub struct Field<'a, U: Fn(u32) -> bool> {
     pub markers: &'a [Vec2],
     /// Built over `markers` (see `Markers::index`).
     pub index: &'a Grid,
@@ -82,7 +82,7 @@ pub struct Field<'a> {
     /// The walker's body radius: segments keep this far from obstacles.
     pub clearance: f64,
     /// Markers another agent holds or claims are not usable (surround, crowds).
-    pub usable: &'a (dyn Fn(u32) -> bool + Sync),
+    pub usable: U,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -236,7 +236,14 @@ impl Tree {
     /// `S(n)` (Eq 1): markers within `A_r` of `n`, closer to `n` than to any
     /// other node, usable, and not taken by the segment of one of `n`'s
     /// children, appended to `out` (their positions, in index order).
-    fn markers_of(&self, n: u32, field: &Field, p: &TreeParams, rivals: &mut Vec<u32>, out: &mut Vec<Vec2>) {
+    fn markers_of<U: Fn(u32) -> bool>(
+        &self,
+        n: u32,
+        field: &Field<'_, U>,
+        p: &TreeParams,
+        rivals: &mut Vec<u32>,
+        out: &mut Vec<Vec2>,
+    ) {
         let pos = self.pos(n);
         let reach = p.action_radius;
         // Only nodes within 2 A_r can be closer to one of n's markers; n's
@@ -268,9 +275,9 @@ impl Tree {
     /// One growth iteration over the live subtree rooted at `top`; `draw`
     /// returns uniforms in `[0, 1)` for the tests of Eq 3. Returns the number
     /// of children created.
-    pub fn grow(
+    pub fn grow<U: Fn(u32) -> bool>(
         &mut self,
-        field: &Field,
+        field: &Field<'_, U>,
         p: &TreeParams,
         lure: Lure,
         top: u32,
@@ -279,9 +286,9 @@ impl Tree {
         self.grow_weighted(field, p, lure, top, draw, f)
     }
 
-    fn grow_weighted(
+    fn grow_weighted<U: Fn(u32) -> bool>(
         &mut self,
-        field: &Field,
+        field: &Field<'_, U>,
         p: &TreeParams,
         lure: Lure,
         top: u32,
@@ -294,9 +301,9 @@ impl Tree {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn grow_with(
+    fn grow_with<U: Fn(u32) -> bool>(
         &mut self,
-        field: &Field,
+        field: &Field<'_, U>,
         p: &TreeParams,
         lure: Lure,
         top: u32,

@@ -473,7 +473,7 @@ impl Simulation<'_> {
                 index: &self.marker_grid,
                 walk: &self.walk,
                 clearance: self.agents.radius[i],
-                usable: &usable,
+                usable,
             };
             let mut rng = stream(self.seed, Purpose::TreeGrowth, self.entity_of(i), walk.draws);
             walk.draws += 1;
