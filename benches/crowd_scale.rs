@@ -4,7 +4,10 @@
 //! jittered grid at 60 per m². Trips are the same length at every size, so a
 //! linear executor costs the same per agent-step at every size.
 //!
-//! `cargo bench --bench crowd_scale` (`CROWD_BENCH_STEPS=N`, default 240).
+//! `cargo bench --bench crowd_scale` (`CROWD_BENCH_STEPS=N`, default 240:
+//! the first 10 s, while every tree still grows; 1440 covers whole crossings).
+//! The last column is the share of the run spent in the step's sequential
+//! part, which bounds what a second thread can gain.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -56,14 +59,14 @@ fn main() {
         sizes.push(100_000);
     }
     println!("crowd extension, {steps} steps, {PER_CORRIDOR} agents per 40 m x 10 m corridor");
-    println!("{:>8} {:>8} {:>16} {:>16}", "agents", "threads", "agent-steps/s", "us/agent-step");
+    println!("{:>8} {:>8} {:>16} {:>16} {:>12}", "agents", "threads", "agent-steps/s", "us/agent-step", "sequential");
     for n in sizes {
         let text = scenario(n / PER_CORRIDOR, steps);
         let program = crowd::compile(&SourceFile::new("crowd_scale.crowd", text))
             .unwrap_or_else(|d| panic!("the generated scenario does not compile: {d:?}"))
             .program;
         for threads in [1, 2] {
-            let (agent_steps, secs) = sim::with_threads(Some(threads), || {
+            let (agent_steps, secs, sequential) = sim::with_threads(Some(threads), || {
                 let mut sim = Simulation::new(&program, 1).expect("runs");
                 let t0 = Instant::now();
                 sim.start(&mut Discard).expect("starts");
@@ -71,11 +74,12 @@ fn main() {
                     sim.step(&mut Discard).expect("steps");
                 }
                 let secs = t0.elapsed().as_secs_f64();
-                (sim.finish().agent_steps, secs)
+                let outcome = sim.finish();
+                (outcome.agent_steps, secs, outcome.times.sequential.as_secs_f64() / secs)
             })
             .expect("a thread pool");
             let rate = agent_steps as f64 / secs;
-            println!("{n:>8} {threads:>8} {rate:>16.0} {:>16.2}", 1e6 / rate);
+            println!("{n:>8} {threads:>8} {rate:>16.0} {:>16.2} {:>11.0}%", 1e6 / rate, 100.0 * sequential);
         }
     }
 }
