@@ -51,7 +51,13 @@ fn write_shortest(out: &mut Vec<u8>, x: f64) {
     // Well inside the positional range no exponent can appear (the shortest
     // digits may round up a decade, never two): skip looking for one.
     if (1e-4..1e15).contains(&a) {
-        push_short(out, s.strip_suffix(b".0").unwrap_or(s));
+        // zmij ends exactly the integers with ".0" here (below 2^53 no other
+        // value is within half an ulp of an integer). Telling them from the
+        // value spares reading back the end of zmij's buffer before its
+        // stores have landed, which stalls (store forwarding fails).
+        let integer = a == (a as i64) as f64;
+        debug_assert_eq!(integer, s.ends_with(b".0"), "{x}");
+        push_short(out, &s[..s.len() - if integer { 2 } else { 0 }]);
         return;
     }
     match s.iter().position(|&b| b == b'e') {
@@ -284,6 +290,35 @@ mod tests {
             assert_eq!(ours.len(), std.len(), "bits {state:#x}: {ours} vs {std}");
             assert!(!ours.contains('e'));
             assert_eq!(ours.parse::<f64>().map(f64::to_bits).ok(), Some(if x == 0.0 { 0 } else { x.to_bits() }));
+        }
+    }
+
+    #[test]
+    fn shortest_form_drops_exactly_zmijs_trailing_point_zero() {
+        // The positional range where the integer test replaces the suffix
+        // test: the same bytes as stripping ".0" from zmij's output.
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for i in 0..100_000u32 {
+            let r = next();
+            let unit = (r >> 11) as f64 / (1u64 << 53) as f64;
+            let magnitude = 10f64.powi((r % 20) as i32 - 5);
+            let halves = (next() >> (next() % 64)) as f64 / 2f64.powi((next() % 8) as i32);
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            for x in [unit * magnitude, (unit * magnitude).round(), halves, 1e15 - halves, 1e-4 + unit * 1e-4] {
+                let x = sign * x;
+                if !(1e-4..1e15).contains(&x.abs()) {
+                    continue;
+                }
+                let mut buf = zmij::Buffer::new();
+                let s = buf.format_finite(x);
+                assert_eq!(format_f64(x), s.strip_suffix(".0").unwrap_or(s), "bits {:#x}", x.to_bits());
+            }
         }
     }
 
