@@ -297,88 +297,76 @@ impl Tree {
     ) -> usize {
         self.iterations += 1;
         self.reach = p.action_radius;
-        SCRATCH.with_borrow_mut(|scratch| self.grow_with(field, p, lure, top, draw, weight, scratch))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn grow_with<U: Fn(u32) -> bool>(
-        &mut self,
-        field: &Field<'_, U>,
-        p: &TreeParams,
-        lure: Lure,
-        top: u32,
-        draw: &mut dyn FnMut() -> f64,
-        weight: fn(Vec2, Vec2) -> f64,
-        s: &mut Scratch,
-    ) -> usize {
-        // (i) Markers processing: S(n) for every growing node, as ranges of `s.points`.
-        s.points.clear();
-        s.sets.clear();
-        self.subtree_into(top, &mut s.inside);
-        for n in top..self.nodes.len() as u32 {
-            if self.nodes[n as usize].exhausted || !s.inside[n as usize] {
-                continue;
-            }
-            let start = s.points.len();
-            self.markers_of(n, field, p, &mut s.rivals, &mut s.points);
-            if s.points.len() == start {
-                self.nodes[n as usize].exhausted = true;
-            } else {
-                s.sets.push((n, start, s.points.len()));
-            }
-        }
-        if s.sets.is_empty() {
-            return 0;
-        }
-        // The reference node: n_g closest to the goal (Eq 2), or n_e farthest
-        // from c (Eq 13), among the nodes that can grow.
-        let reference = s
-            .sets
-            .iter()
-            .map(|&(n, ..)| n)
-            .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
-            .unwrap_or(top);
-        let ref_pos = self.pos(reference);
-        // (ii) Addition of new nodes; children join the tree at the end.
-        let first_born = self.nodes.len();
-        for &(n, start, mut end) in &s.sets {
-            let pos = self.pos(n);
-            let chance = match lure {
-                Lure::Goal(g) => p_grow(pos, ref_pos, g),
-                Lure::Away(c) => p_escape(pos, ref_pos, c),
-            };
-            let x = lure.heading(pos);
-            while end > start {
-                // Eq. 3: a child when P(n) ≥ ξ; the reference node always passes.
-                if n != reference && chance < draw() {
-                    break;
+        SCRATCH.with_borrow_mut(|s| {
+            // (i) Markers processing: S(n) for every growing node, as ranges of `s.points`.
+            s.points.clear();
+            s.sets.clear();
+            self.subtree_into(top, &mut s.inside);
+            for n in top..self.nodes.len() as u32 {
+                if self.nodes[n as usize].exhausted || !s.inside[n as usize] {
+                    continue;
                 }
-                let Some(d) = weighted_direction(pos, x, &s.points[start..end], weight, &mut s.weights) else {
-                    break;
+                let start = s.points.len();
+                self.markers_of(n, field, p, &mut s.rivals, &mut s.points);
+                if s.points.len() == start {
+                    self.nodes[n as usize].exhausted = true;
+                } else {
+                    s.sets.push((n, start, s.points.len()));
+                }
+            }
+            if s.sets.is_empty() {
+                return 0;
+            }
+            // The reference node: n_g closest to the goal (Eq 2), or n_e farthest
+            // from c (Eq 13), among the nodes that can grow.
+            let reference = s
+                .sets
+                .iter()
+                .map(|&(n, ..)| n)
+                .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
+                .unwrap_or(top);
+            let ref_pos = self.pos(reference);
+            // (ii) Addition of new nodes; children join the tree at the end.
+            let first_born = self.nodes.len();
+            for &(n, start, mut end) in &s.sets {
+                let pos = self.pos(n);
+                let chance = match lure {
+                    Lure::Goal(g) => p_grow(pos, ref_pos, g),
+                    Lure::Away(c) => p_escape(pos, ref_pos, c),
                 };
-                let child = child_position(pos, d, p.alpha);
-                // The segment takes the markers near it, whether or not it can be walked.
-                let before = end;
-                let mut kept = start;
-                for k in start..end {
-                    let q = s.points[k];
-                    if segment_distance(pos, child, q) > p.restriction {
-                        s.points[kept] = q;
-                        kept += 1;
+                let x = lure.heading(pos);
+                while end > start {
+                    // Eq. 3: a child when P(n) ≥ ξ; the reference node always passes.
+                    if n != reference && chance < draw() {
+                        break;
+                    }
+                    let Some(d) = weighted_direction(pos, x, &s.points[start..end], weight, &mut s.weights) else {
+                        break;
+                    };
+                    let child = child_position(pos, d, p.alpha);
+                    // The segment takes the markers near it, whether or not it can be walked.
+                    let before = end;
+                    let mut kept = start;
+                    for k in start..end {
+                        let q = s.points[k];
+                        if segment_distance(pos, child, q) > p.restriction {
+                            s.points[kept] = q;
+                            kept += 1;
+                        }
+                    }
+                    end = kept;
+                    if segment_clear(field.walk, pos, child, field.clearance) {
+                        self.nodes.push(Node { pos: child, parent: n, exhausted: false });
+                    }
+                    // Markers balanced around n but all beyond the restriction
+                    // distance would give the same child forever.
+                    if end == before {
+                        break;
                     }
                 }
-                end = kept;
-                if segment_clear(field.walk, pos, child, field.clearance) {
-                    self.nodes.push(Node { pos: child, parent: n, exhausted: false });
-                }
-                // Markers balanced around n but all beyond the restriction
-                // distance would give the same child forever.
-                if end == before {
-                    break;
-                }
             }
-        }
-        self.nodes.len() - first_born
+            self.nodes.len() - first_born
+        })
     }
 
     /// Adds a child of `parent` at `pos` (a sidestep the executor chose), returning its index.

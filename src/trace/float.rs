@@ -322,17 +322,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn shortest_form_drops_exactly_zmijs_trailing_point_zero() {
-        // The positional range where the integer test replaces the suffix
-        // test: the same bytes as stripping ".0" from zmij's output.
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move || {
+    /// A fixed pseudo-random sequence of bit patterns.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    #[test]
+    fn shortest_form_drops_exactly_zmijs_trailing_point_zero() {
+        // The positional range where the integer test replaces the suffix
+        // test: the same bytes as stripping ".0" from zmij's output.
+        let mut next = xorshift(0x853c_49e6_748f_ea9bu64);
         for i in 0..100_000u32 {
             let r = next();
             let unit = (r >> 11) as f64 / (1u64 << 53) as f64;
@@ -400,13 +404,7 @@ mod tests {
 
     #[test]
     fn fixed_matches_std_on_random_ties_integers_and_tiny_values() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let check = |x: f64, n: u8| {
             if x.is_finite() {
                 assert_eq!(format_fixed(x, n), std_fixed(x, n), "bits {:#x} with {n} decimals", x.to_bits());
