@@ -409,3 +409,47 @@ fn queries_find_markers_near_a_point() {
     let d = m.positions[nearest as usize].distance(p);
     assert!(m.positions.iter().all(|q| q.distance(p) >= d));
 }
+
+#[test]
+fn cell_order_keeps_every_marker_its_tags_and_every_query_its_order() {
+    let mut w = world(rect(0.0, 0.0, 30.0, 12.0), MarkerMethod::JitteredGrid, 30.0);
+    w.shapes.push(TargetShape { name: "disc".into(), shape: Shape::Circle { center: v(8.0, 6.0), radius: 3.0 } });
+    w.masks.push(Mask {
+        name: "rows".into(),
+        kind: MaskKind::Rows,
+        area: rect(15.0, 1.0, 28.0, 11.0),
+        spacing: 1.0,
+        width: 0.3,
+    });
+    spray(&mut w, MarkerArea::Shape(ShapeId(0)), Some(60.0), Some(4.0));
+    let old = generate(&w, 5);
+    let old_index = old.index(0.5);
+    let (new, index) = old.clone().into_cell_order(0.5);
+    assert_eq!(new.len(), old.len());
+    // The index holds marker k at place k.
+    assert!(index.order().iter().enumerate().all(|(k, &id)| id as usize == k));
+    // Every marker keeps its position and tags under its new id.
+    for (k, &old_id) in old_index.order().iter().enumerate() {
+        let (a, b) = (old_id as usize, k);
+        assert_eq!(new.positions[b], old.positions[a]);
+        assert_eq!(
+            (new.weights[b], new.layers[b], new.shapes[b], new.masks[b]),
+            (old.weights[a], old.layers[a], old.shapes[a], old.masks[a])
+        );
+        assert_eq!(new.in_shape(b as u32, ShapeId(0)), old.in_shape(old_id, ShapeId(0)));
+        assert_eq!(new.in_mask(b as u32, MaskId(0)), old.in_mask(old_id, MaskId(0)));
+    }
+    assert!(new.shape_markers(ShapeId(0)).windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(new.shape_markers(ShapeId(0)).len(), old.shape_markers(ShapeId(0)).len());
+    assert_eq!(new.mask_markers(MaskId(0)).len(), old.mask_markers(MaskId(0)).len());
+    // Queries visit the same markers in the same order.
+    for p in [v(0.0, 0.0), v(8.0, 6.0), v(17.3, 4.4), v(29.9, 11.9), v(12.5, 0.3)] {
+        for r in [0.25, 0.5, 1.2] {
+            let (mut before, mut after) = (vec![], vec![]);
+            old.within(&old_index, p, r, |k| before.push(old.positions[k as usize]));
+            new.within(&index, p, r, |k| after.push(new.positions[k as usize]));
+            assert!(!before.is_empty() || r < 0.5, "no marker within {r} of {p}");
+            assert_eq!(before, after, "query at {p}, radius {r}");
+        }
+    }
+}

@@ -587,4 +587,18 @@ mod tests {
         assert_eq!((at, next), (0, 2));
         assert_eq!(t.pos(next), v(2.0, 0.0));
     }
+
+    #[test]
+    fn pruning_wakes_only_the_dry_nodes_that_could_take_the_freed_markers() {
+        let mut t = Tree::new(v(0.0, 0.0));
+        t.reach = 0.5;
+        // 1: the pruned node's parent; 3: far away; 4: within 2 A_r of the pruned node.
+        for (pos, parent) in [(v(1.0, 0.0), 0), (v(1.8, 0.0), 1), (v(10.0, 0.0), 0), (v(2.4, 0.0), 3)] {
+            t.nodes.push(Node { pos, parent, exhausted: true });
+        }
+        t.nodes[0].exhausted = true;
+        t.retain(|k| k != 2, &mut []);
+        let dry: Vec<bool> = t.nodes.iter().map(|n| n.exhausted).collect();
+        assert_eq!(dry, [true, false, true, false]);
+    }
 }
