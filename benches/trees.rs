@@ -25,11 +25,8 @@ fn main() {
         .program;
     let world = &program.world;
     let marks = markers::generate(world, program.header.seed);
-    let params = TreeParams {
-        alpha: program.params.get("space_colonization", "alpha"),
-        action_radius: program.params.get("space_colonization", "A_r"),
-        restriction: program.params.get("space_colonization", "restriction"),
-    };
+    let param = |name: &str| program.params.get("space_colonization", name).expect("lowering sets every parameter");
+    let params = TreeParams { alpha: param("alpha"), action_radius: param("A_r"), restriction: param("restriction") };
     let index = marks.index(params.action_radius);
     let walk = Walkable::new(world, 1.0);
     let usable = |_: u32| true;

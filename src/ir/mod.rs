@@ -576,12 +576,10 @@ pub struct Params {
 }
 
 impl Params {
-    pub fn get(&self, model: &str, name: &str) -> f64 {
-        self.values
-            .iter()
-            .find(|(m, n, _)| m == model && n == name)
-            .map(|(_, _, v)| *v)
-            .unwrap_or_else(|| panic!("parameter {model}.{name} is not in the IR"))
+    /// The value of `model.name`, when the program carries it (lowering puts
+    /// every parameter in; programs built in code may carry fewer).
+    pub fn get(&self, model: &str, name: &str) -> Option<f64> {
+        self.values.iter().find(|(m, n, _)| m == model && n == name).map(|(_, _, v)| *v)
     }
 }
 

@@ -234,13 +234,7 @@ pub struct Simulation<'p> {
 
 /// A model parameter the executor needs.
 fn param(program: &Program, model: &str, name: &str) -> Result<f64, SimError> {
-    program
-        .params
-        .values
-        .iter()
-        .find(|(m, n, _)| m == model && n == name)
-        .map(|(_, _, v)| *v)
-        .ok_or_else(|| SimError::MissingParameter { model: model.into(), name: name.into() })
+    program.params.get(model, name).ok_or_else(|| SimError::MissingParameter { model: model.into(), name: name.into() })
 }
 
 /// A model parameter, or the paper's default when the program does not carry

@@ -318,7 +318,7 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
     }
 
     // Goals.
-    let arrival = program.map_or(DEFAULT_ARRIVAL_RADIUS, |p| p.params.get("motion", "arrival_radius"));
+    let arrival = program.and_then(|p| p.params.get("motion", "arrival_radius")).unwrap_or(DEFAULT_ARRIVAL_RADIUS);
     let reach = opts.goal_reach.unwrap_or(arrival + ARRIVAL_SLACK);
     let goal_info = targets(trace, program).map(|t| goals(trace, &t, reach));
     let no_goals = "no goal column and no --scenario goals";
@@ -439,7 +439,8 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
 
     // Groups.
     let formations = program.map(|p| groups::declared(trace, p)).unwrap_or_default();
-    let v_angle = program.map_or(std::f64::consts::FRAC_PI_4, |p| p.params.get("semantic_groups", "v_angle"));
+    let v_angle =
+        program.and_then(|p| p.params.get("semantic_groups", "v_angle")).unwrap_or(std::f64::consts::FRAC_PI_4);
     let gf = groups::per_frame(trace, &formations, v_angle);
     for (row, g) in frames.iter_mut().zip(&gf) {
         row.cohesion = g.cohesion;
