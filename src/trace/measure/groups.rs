@@ -3,16 +3,17 @@
 //! A group is the agents sharing a trace `group` number in a frame; groups
 //! with fewer than two members alive in a frame are skipped in that frame.
 
-use crate::ir::{Formation, Program, Vec2};
-use crate::math;
+use crate::behave::groups::{slots, Layout};
+use crate::ir::{Formation, FormationKind, Program, Vec2};
 use crate::trace::frame::NONE;
 use crate::trace::metrics::MOVING;
 
 use super::load::Trace;
 
 /// Distance between neighbouring slots of the side-by-side, V and river
-/// templates, m (shoulder to shoulder with a little room).
-pub const FORMATION_SPACING: f64 = 0.8;
+/// templates, m: the executor's default spacing, so a group on its slots
+/// measures no error.
+pub const FORMATION_SPACING: f64 = crate::behave::groups::SPACING;
 /// Above this many members, slots are assigned greedily instead of by trying every permutation.
 const EXACT_ASSIGNMENT: usize = 7;
 
@@ -43,31 +44,33 @@ pub fn cohesion(points: &[Vec2]) -> (f64, f64) {
 }
 
 /// Slot points of a formation for `n` members, relative to the group centre:
-/// x along the walking direction, y to its left, m. `v_angle`: the angle
-/// of each of the V's wings to the walking direction, rad. `None` for `auto` (the executor picks one per step).
+/// x along the walking direction, y to its left, m. Side by side, V and
+/// river are the executor's own slots (`behave::groups::slots`). `v_angle`:
+/// the angle of each of the V's wings to the walking direction, rad. `None`
+/// for `auto` (the executor picks one per step: see [`kind_in_frame`]).
 pub fn template(formation: &Formation, n: usize, v_angle: f64) -> Option<Vec<Vec2>> {
-    let s = FORMATION_SPACING;
-    let slots: Vec<Vec2> = match formation {
+    let kind = match formation {
         Formation::Auto => return None,
-        Formation::SideBySide => (0..n).map(|k| Vec2::new(0.0, (k as f64 - (n as f64 - 1.0) / 2.0) * s)).collect(),
-        Formation::River => (0..n).map(|k| Vec2::new(-(k as f64) * s, 0.0)).collect(),
-        Formation::V => {
-            let (sin, cos) = (math::sin(v_angle), math::cos(v_angle));
-            (0..n)
-                .map(|k| {
-                    let rank = k.div_ceil(2) as f64;
-                    let side = if k % 2 == 1 { 1.0 } else { -1.0 };
-                    Vec2::new(-rank * s * cos, side * rank * s * sin)
-                })
-                .collect()
+        Formation::SideBySide => FormationKind::SideBySide,
+        Formation::V => FormationKind::V,
+        Formation::River => FormationKind::River,
+        Formation::Points { points, .. } => {
+            if points.len() < n {
+                return None;
+            }
+            let slots: Vec<Vec2> = points.iter().copied().take(n).collect();
+            let c = centroid(&slots);
+            return Some(slots.into_iter().map(|p| p - c).collect());
         }
-        Formation::Points { points, .. } => points.iter().copied().take(n).collect(),
     };
-    if slots.len() < n {
-        return None;
-    }
-    let c = centroid(&slots);
-    Some(slots.into_iter().map(|p| p - c).collect())
+    Some(slots(kind, n, &Layout::new(FORMATION_SPACING, v_angle)))
+}
+
+/// The formation the trace's `formation` column gives a group's members in
+/// one frame, when they all give the same one.
+pub fn kind_in_frame(trace: &Trace, rows: &[usize]) -> Option<FormationKind> {
+    let first = *trace.formation.get(*rows.first()?)?;
+    rows.iter().all(|&r| trace.formation.get(r) == Some(&first)).then(|| FormationKind::from_index(first)).flatten()
 }
 
 /// Mean distance between the members (relative to their centroid, in the
@@ -172,7 +175,14 @@ pub fn per_frame(trace: &Trace, formations: &[(u32, Formation)], v_angle: f64) -
                 if heading.length() <= MOVING {
                     continue;
                 }
-                if let Some(slots) = template(&formations[k].1, pts.len(), v_angle) {
+                let declared = &formations[k].1;
+                let slots = match (declared, kind_in_frame(trace, rows)) {
+                    (Formation::Auto, Some(kind)) => {
+                        Some(slots(kind, pts.len(), &Layout::new(FORMATION_SPACING, v_angle)))
+                    }
+                    _ => template(declared, pts.len(), v_angle),
+                };
+                if let Some(slots) = slots {
                     err += formation_error(&pts, heading, &slots);
                     n_err += 1;
                 }
@@ -201,6 +211,18 @@ mod tests {
         assert!(formation_error(&file, Vec2::new(0.0, 1.0), &slots) > 0.3);
         let river = template(&Formation::River, 3, 1.0).unwrap();
         assert!(formation_error(&file, Vec2::new(0.0, 1.0), &river) < 1e-12);
+    }
+
+    #[test]
+    fn a_group_on_the_executors_v_slots_has_no_error() {
+        let angle = std::f64::consts::FRAC_PI_4;
+        let heading = Vec2::new(0.6, 0.8);
+        let layout = Layout::new(FORMATION_SPACING, angle);
+        let members = crate::behave::groups::slot_positions(FormationKind::V, 3, &layout, Vec2::new(4.0, 2.0), heading);
+        let v = template(&Formation::V, 3, angle).unwrap();
+        assert!(formation_error(&members, heading, &v) < 1e-12);
+        // The same V walked backwards (its middle member ahead) is another shape.
+        assert!(formation_error(&members, -heading, &v) > 0.3);
     }
 
     #[test]
