@@ -72,11 +72,11 @@ impl Lure {
     }
 }
 
-/// The world a tree grows in: the markers, their spatial index, obstacles and
-/// which markers this tree may use at all.
+/// The world a tree grows in: the markers (through their spatial index,
+/// which holds their positions), obstacles and which markers this tree may
+/// use at all.
 pub struct Field<'a, U: Fn(u32) -> bool> {
-    pub markers: &'a [Vec2],
-    /// Built over `markers` (see `Markers::index`).
+    /// The markers' index (see `Markers::index`).
     pub index: &'a Grid,
     pub walk: &'a Walkable,
     /// The walker's body radius: segments keep this far from obstacles.
@@ -513,7 +513,7 @@ mod tests {
         assert!((p_escape(v(0.0, 2.0), v(8.0, 0.0), c) - 0.25).abs() < 1e-15);
     }
 
-    fn field_world(w: f64, h: f64, spacing: f64) -> (Vec<Vec2>, Grid, Walkable) {
+    fn field_world(w: f64, h: f64, spacing: f64) -> (Grid, Walkable) {
         let bounds = Rect { min: v(0.0, 0.0), max: v(w, h) };
         let mut pts = Vec::new();
         let mut y = spacing / 2.0;
@@ -527,15 +527,15 @@ mod tests {
         }
         let mut grid = Grid::new(bounds, 1.2, 1 << 20);
         grid.rebuild(&pts);
-        (pts, grid, Walkable::new(&World::bare(bounds, vec![]), 1.0))
+        (grid, Walkable::new(&World::bare(bounds, vec![]), 1.0))
     }
 
     /// Grows from (3, 10) towards (27, 10) for at most 49 iterations (the
     /// paper's bound) and returns the tree.
     fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
-        let (pts, grid, walk) = field_world(30.0, 20.0, 0.35);
+        let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let usable = |_: u32| true;
-        let field = Field { markers: &pts, index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let g = v(27.0, 10.0);
         let mut tree = Tree::new(v(3.0, 10.0));

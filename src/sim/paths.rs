@@ -113,6 +113,21 @@ pub(crate) struct Walk {
     pub route: super::groups::Route,
 }
 
+impl Walk {
+    /// Branch death: everything ahead of the node walked from is cut, and the
+    /// tree regrows from there.
+    fn cut_ahead(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            let at = self.at;
+            tree.prune_at(at, NO_NODE, &mut [&mut self.at]);
+            tree.iterations = 0;
+        }
+        self.next = NO_NODE;
+        self.granted = false;
+        self.done = false;
+    }
+}
+
 /// The markers within reach of one node, kept while the node stays the same.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeMarkers {
@@ -424,23 +439,18 @@ impl Simulation<'_> {
         // Waiting behind an agent that has arrived counts as walking, blocked:
         // inside the goal region that is arriving too, so regions fill from their aim outwards.
         let still = Plan { target: pos, active: reserve && walk.behind_arrived, direct: None, enforce: !reserve };
-        let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
-        if tree.is_empty() {
-            *tree = Tree::new(pos);
+        if walk.tree.as_ref().map_or(true, Tree::is_empty) {
+            walk.tree = Some(Tree::new(pos));
         }
         let point = match lure {
             Lure::Goal(g) | Lure::Away(g) => g,
         };
         // Branch death (ii): the goal moved farther than R_d: regrow from where the agent walks from.
         if point.distance(walk.aimed) > self.sc.recompute {
-            let at = walk.at;
-            tree.prune_at(at, NO_NODE, &mut [&mut walk.at]);
-            walk.next = NO_NODE;
-            walk.granted = false;
-            walk.done = false;
+            walk.cut_ahead();
             walk.aimed = point;
-            tree.iterations = 0;
         }
+        let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         let head = if walk.next != NO_NODE { walk.next } else { walk.at };
         if let Lure::Goal(g) = lure {
             // Pursue: the target crossed the tree; keep the path to the crossing node only.
@@ -468,13 +478,7 @@ impl Simulation<'_> {
                 let m = m as usize;
                 (!disjoint || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
             };
-            let field = Field {
-                markers: &self.markers.positions,
-                index: &self.marker_grid,
-                walk: &self.walk,
-                clearance: self.agents.radius[i],
-                usable,
-            };
+            let field = Field { index: &self.marker_grid, walk: &self.walk, clearance: self.agents.radius[i], usable };
             let mut rng = stream(self.seed, Purpose::TreeGrowth, self.entity_of(i), walk.draws);
             walk.draws += 1;
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
@@ -494,14 +498,10 @@ impl Simulation<'_> {
             let patience =
                 base * (0.5 + (crate::sim::rng::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
             if f64::from(walk.waited) * self.dt >= patience {
-                let at = walk.at;
-                tree.prune_at(at, NO_NODE, &mut [&mut walk.at]);
-                walk.next = NO_NODE;
-                walk.granted = false;
-                walk.done = false;
+                walk.cut_ahead();
                 walk.avoid = true;
                 walk.waited = 0;
-                tree.iterations = 0;
+                let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
                 if let Some(side) = self.sidestep(tree.pos(walk.at), point, params, id, self.agents.radius[i]) {
                     walk.next = tree.push_child(walk.at, side);
                 }
@@ -667,51 +667,48 @@ impl Simulation<'_> {
     /// on (those still free), or of the node it wants to walk to (all or none).
     fn hold(&mut self, i: usize, pass: Hold) {
         let w = &self.agents.walk[i];
-        let asks = match pass {
-            Hold::At => !w.holds_at,
-            Hold::Next => w.holds_at && !w.granted && w.next != NO_NODE,
+        let Some(tree) = &w.tree else { return };
+        let node = match pass {
+            Hold::At if !w.holds_at && (w.at as usize) < tree.len() => tree.pos(w.at),
+            Hold::Next if w.holds_at && !w.granted && w.next != NO_NODE => tree.pos(w.next),
+            _ => return,
         };
-        if !asks || w.tree.is_none() {
-            return;
-        }
         let id = self.agents.id[i];
         let r = self.sc.tree.alpha / 2.0;
         let mut walk = std::mem::take(&mut self.agents.walk[i]);
-        if let Some(tree) = &walk.tree {
-            match pass {
-                Hold::At if !walk.holds_at && (walk.at as usize) < tree.len() => {
-                    // Where two agents appeared closer than a node's reach, the later one
-                    // holds what is free (so others see it) and waits for the rest.
-                    let near = walk.at_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.at), r);
-                    walk.holds_at = hold_free(&mut self.held, near, id, &mut walk.held_at);
-                }
-                Hold::Next if walk.holds_at && !walk.granted && walk.next != NO_NODE => {
-                    let wanted = walk.next_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.next), r);
-                    match try_hold(&mut self.held, wanted, id) {
-                        Ok(()) => {
-                            walk.held_next.clear();
-                            walk.held_next.extend_from_slice(wanted);
-                            walk.granted = true;
-                        }
-                        Err(holder) => {
-                            // Someone coming the other way, or standing still, is not worth waiting for.
-                            let heading = self.agents.ori[i];
-                            (walk.urgent, walk.behind_arrived) = match self.agents.id.binary_search(&holder) {
-                                Ok(j) => (
-                                    self.agents.ori[j].dot(heading) < 0.0 || self.agents.vel[j].length_squared() == 0.0,
-                                    self.agents.arrived[j],
-                                ),
-                                Err(_) => (false, false),
-                            };
-                        }
+        match pass {
+            Hold::At => {
+                // Where two agents appeared closer than a node's reach, the later one
+                // holds what is free (so others see it) and waits for the rest.
+                let near = walk.at_markers.of(&self.markers, &self.marker_grid, node, r);
+                walk.holds_at = hold_free(&mut self.held, near, id, &mut walk.held_at);
+            }
+            Hold::Next => {
+                let wanted = walk.next_markers.of(&self.markers, &self.marker_grid, node, r);
+                match try_hold(&mut self.held, wanted, id) {
+                    Ok(()) => {
+                        walk.held_next.clear();
+                        walk.held_next.extend_from_slice(wanted);
+                        walk.granted = true;
+                    }
+                    Err(holder) => {
+                        // Someone coming the other way, or standing still, is not worth waiting for.
+                        let heading = self.agents.ori[i];
+                        (walk.urgent, walk.behind_arrived) = match self.agents.id.binary_search(&holder) {
+                            Ok(j) => (
+                                self.agents.ori[j].dot(heading) < 0.0 || self.agents.vel[j].length_squared() == 0.0,
+                                self.agents.arrived[j],
+                            ),
+                            Err(_) => (false, false),
+                        };
                     }
                 }
-                _ => {}
             }
         }
         self.agents.walk[i] = walk;
     }
 
+    /// The centroid of each escaped-from subject's agents (perceive phase).
     pub(super) fn update_escape_centroids(&mut self) {
         for k in 0..self.escape_subjects.len() {
             let s = self.escape_subjects[k];

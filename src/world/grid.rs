@@ -158,6 +158,15 @@ impl Grid {
         &self.items
     }
 
+    /// Renames every indexed item to its place in [`Grid::order`], for a
+    /// caller that renumbered its points that way: the index then holds
+    /// point `k` at place `k`, as a rebuild over the renumbered points would.
+    pub fn renumber_in_order(&mut self) {
+        for (k, id) in self.items.iter_mut().enumerate() {
+            *id = k as u32;
+        }
+    }
+
     /// Ids in cell `(cx, cy)`.
     #[inline]
     pub fn cell_items(&self, cx: u32, cy: u32) -> &[u32] {

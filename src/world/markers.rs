@@ -227,7 +227,7 @@ impl Markers {
     /// and per-marker tables read memory in sequence. Within a cell the old
     /// order is kept: every query visits the same markers in the same order.
     pub fn into_cell_order(mut self, cell: f64) -> (Markers, Grid) {
-        let grid = self.index(cell);
+        let mut grid = self.index(cell);
         let order = grid.order();
         let mut new_id = vec![0u32; order.len()];
         for (k, &old) in order.iter().enumerate() {
@@ -248,7 +248,7 @@ impl Markers {
                 list.sort_unstable();
             }
         }
-        let grid = self.index(cell);
+        grid.renumber_in_order();
         (self, grid)
     }
 
