@@ -274,13 +274,14 @@ impl<'p> Simulation<'p> {
         };
         let max_personal = program.populations.iter().map(|p| upper_bound(&p.personal_space)).fold(0.0, f64::max);
         let markers = markers::generate(&program.world, seed);
-        let (mut uses_reservation, mut uses_claims) = (false, false);
+        let (mut uses_reservation, mut uses_claims, mut uses_astar) = (false, false, false);
         for b in &program.behaviours {
             for a in decide::actions_of(&b.body) {
                 match a {
                     crate::ir::Action::Seek { planner, .. } | crate::ir::Action::Pursue { planner, .. } => {
                         uses_reservation |= planner.reserve_markers;
                         uses_claims |= planner.disjoint_markers;
+                        uses_astar |= planner.kind == crate::ir::PlannerKind::AStar;
                     }
                     crate::ir::Action::Surround { .. } => uses_claims = true,
                     _ => {}
@@ -292,12 +293,6 @@ impl<'p> Simulation<'p> {
             if uses_reservation { sc.tree.alpha / 2.0 } else { sc.tree.action_radius.min(max_personal.max(0.1)) };
         let (markers, marker_grid) = markers.into_cell_order(radius.max(0.25));
         let escape_subjects = paths::escape_subjects(program);
-        let uses_astar = program.behaviours.iter().any(|b| {
-            decide::actions_of(&b.body).any(|a| {
-                matches!(a, crate::ir::Action::Seek { planner, .. } | crate::ir::Action::Pursue { planner, .. }
-                    if planner.kind == crate::ir::PlannerKind::AStar)
-            })
-        });
         let arrival = param(program, "motion", "arrival_radius")?;
         let header = &program.header;
         let dt = header.dt;
@@ -774,11 +769,6 @@ impl<'p> Simulation<'p> {
         self.times.record += t0.elapsed();
         r.map_err(SimError::Record)
     }
-}
-
-/// Every action of a behaviour, rules then states.
-pub fn decide_actions(body: &BehaviourBody) -> impl Iterator<Item = &crate::ir::Action> {
-    decide::actions_of(body)
 }
 
 /// Runs `program` with `seed` to the end, handing frames to `recorder` and

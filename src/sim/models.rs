@@ -43,7 +43,7 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
     // Groups keep formation along A* paths only; elsewhere the formation would be silently ignored.
     let walks_astar = |p: crate::ir::PopulationId| {
         let b = &program.behaviours[program.populations[p.index()].behaviour.index()];
-        crate::sim::decide_actions(&b.body)
+        super::decide::actions_of(&b.body)
             .any(|a| matches!(a, Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar))
     };
     for (k, p) in program.populations.iter().enumerate() {

@@ -63,7 +63,12 @@ pub fn template(formation: &Formation, n: usize, v_angle: f64) -> Option<Vec<Vec
             return Some(slots.into_iter().map(|p| p - c).collect());
         }
     };
-    Some(slots(kind, n, &Layout::new(FORMATION_SPACING, v_angle)))
+    Some(kind_slots(kind, n, v_angle))
+}
+
+/// The executor's slots of a side-by-side, V or river formation of `n`.
+fn kind_slots(kind: FormationKind, n: usize, v_angle: f64) -> Vec<Vec2> {
+    slots(kind, n, &Layout::new(FORMATION_SPACING, v_angle))
 }
 
 /// The formation the trace's `formation` column gives a group's members in
@@ -176,10 +181,8 @@ pub fn per_frame(trace: &Trace, formations: &[(u32, Formation)], v_angle: f64) -
                     continue;
                 }
                 let declared = &formations[k].1;
-                let slots = match (declared, kind_in_frame(trace, rows)) {
-                    (Formation::Auto, Some(kind)) => {
-                        Some(slots(kind, pts.len(), &Layout::new(FORMATION_SPACING, v_angle)))
-                    }
+                let slots = match declared {
+                    Formation::Auto => kind_in_frame(trace, rows).map(|kind| kind_slots(kind, pts.len(), v_angle)),
                     _ => template(declared, pts.len(), v_angle),
                 };
                 if let Some(slots) = slots {
