@@ -145,6 +145,8 @@ fn one_seed(
     let mut result = None;
     write_atomic_with(&csv_path, |w| -> Result<(), SimError> {
         let mut sim = Simulation::new(program, seed)?;
+        // The seeds' runs share the pool.
+        sim.share_pool();
         let mut csv = CsvWriter::new(w, sim.labels(), &program.output.columns, precision)?;
         let mut both = Both(&mut csv, &mut summary);
         sim.start(&mut both)?;

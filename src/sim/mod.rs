@@ -36,11 +36,10 @@ mod paths;
 pub mod rng;
 pub mod sample;
 mod spawn;
+mod team;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
 
 use crate::ir::{BehaviourBody, Program, Subject, Vec2};
 use crate::steer;
@@ -53,8 +52,9 @@ use agents::{Agents, Goal};
 pub use error::SimError;
 use sample::upper_bound;
 
-/// Agents per parallel task: large enough that scheduling costs little.
-const CHUNK: usize = 512;
+/// Agents per chunk of the parallel pass: small enough that the threads end a
+/// pass together, large enough that handing out chunks costs little.
+const CHUNK: usize = 128;
 /// The spatial index has at most this many cells per live agent (plus a floor).
 const CELLS_PER_AGENT: u64 = 4;
 
@@ -151,6 +151,64 @@ struct Team {
     dwell_end: f64,
 }
 
+/// What the parallel pass writes for a run of consecutive agents, one slot each.
+struct Slots<'a> {
+    arrived: &'a mut [bool],
+    fired: &'a mut [u32],
+    todo: &'a mut [bool],
+    target: &'a mut [Vec2],
+    active: &'a mut [bool],
+    next: &'a mut [Vec2],
+    vel: &'a mut [Vec2],
+    ori: &'a mut [Vec2],
+    key: &'a mut [u32],
+    walk: &'a mut [paths::Walk],
+}
+
+impl<'a> Slots<'a> {
+    /// Cuts the run into runs of `len` agents (the last may be shorter).
+    fn chunks(mut self, len: usize) -> Vec<Slots<'a>> {
+        let mut out = Vec::with_capacity(self.arrived.len().div_ceil(len));
+        while self.arrived.len() > len {
+            let (head, tail) = self.split_at(len);
+            out.push(head);
+            self = tail;
+        }
+        if !self.arrived.is_empty() {
+            out.push(self);
+        }
+        out
+    }
+
+    fn split_at(self, k: usize) -> (Self, Self) {
+        let (arrived, arrived_) = self.arrived.split_at_mut(k);
+        let (fired, fired_) = self.fired.split_at_mut(k);
+        let (todo, todo_) = self.todo.split_at_mut(k);
+        let (target, target_) = self.target.split_at_mut(k);
+        let (active, active_) = self.active.split_at_mut(k);
+        let (next, next_) = self.next.split_at_mut(k);
+        let (vel, vel_) = self.vel.split_at_mut(k);
+        let (ori, ori_) = self.ori.split_at_mut(k);
+        let (key, key_) = self.key.split_at_mut(k);
+        let (walk, walk_) = self.walk.split_at_mut(k);
+        (
+            Slots { arrived, fired, todo, target, active, next, vel, ori, key, walk },
+            Slots {
+                arrived: arrived_,
+                fired: fired_,
+                todo: todo_,
+                target: target_,
+                active: active_,
+                next: next_,
+                vel: vel_,
+                ori: ori_,
+                key: key_,
+                walk: walk_,
+            },
+        )
+    }
+}
+
 /// Per-step scratch arrays, grown once and reused.
 #[derive(Default)]
 struct Scratch {
@@ -211,6 +269,7 @@ pub struct Simulation<'p> {
     next_group_number: u32,
     log: Vec<AgentLog>,
     scratch: Scratch,
+    team: team::Team,
     times: PhaseTimes,
     agent_steps: u64,
     /// The world's markers and their spatial index (space colonization).
@@ -446,6 +505,7 @@ impl<'p> Simulation<'p> {
             next_group_number: n_groups,
             log: Vec::new(),
             scratch: Scratch::default(),
+            team: team::Team::default(),
             times: PhaseTimes::default(),
             agent_steps: 0,
             held: vec![NONE; if uses_reservation { markers.len() } else { 0 }],
@@ -517,6 +577,13 @@ impl<'p> Simulation<'p> {
         self.timed(|s| &mut s.times.perceive, |s| s.perceive())?;
         self.timed(|s| &mut s.times.act, |s| s.decide_new(t))?;
         self.record(recorder)
+    }
+
+    /// Lets the pool's other threads sleep as soon as a pass leaves them
+    /// without work, instead of keeping them awake for the next pass: for
+    /// when several simulations run on one pool at once.
+    pub fn share_pool(&mut self) {
+        self.team.share_pool();
     }
 
     /// Advances one step, recording a frame when the record rate says so.
@@ -628,59 +695,43 @@ impl<'p> Simulation<'p> {
         let mut ori = std::mem::take(&mut self.agents.ori);
         let mut walks = std::mem::take(&mut self.agents.walk);
         let bad = AtomicBool::new(false);
-        {
-            let this = &*self;
-            type Slots<'a> = (
-                &'a mut bool,
-                &'a mut u32,
-                &'a mut bool,
-                &'a mut Vec2,
-                &'a mut bool,
-                &'a mut Vec2,
-                &'a mut Vec2,
-                &'a mut Vec2,
-                &'a mut u32,
-                &'a mut paths::Walk,
-            );
-            let one = |(i, (arrived, fired, todo, tg, ac, next, v, o, key, walk)): (usize, Slots<'_>)| {
+        let slots = Slots {
+            arrived: &mut s.arrived,
+            fired: &mut s.fired,
+            todo: &mut s.todo,
+            target: &mut target,
+            active: &mut active,
+            next: &mut s.next,
+            vel: &mut vel,
+            ori: &mut ori,
+            key: &mut s.keys,
+            walk: &mut walks,
+        };
+        self.team.for_each(slots.chunks(CHUNK), |k, c| {
+            for j in 0..c.arrived.len() {
+                let i = k * CHUNK + j;
                 // The agent's own last velocity, heading and plan are read
                 // here, before this pass overwrites them.
-                let d = this.decide_one(i, t, *v, *o, *ac);
-                (*arrived, *fired, *todo) = (d.arrived, d.fired, d.todo);
+                let d = self.decide_one(i, t, c.vel[j], c.ori[j], c.active[j]);
+                (c.arrived[j], c.fired[j], c.todo[j]) = (d.arrived, d.fired, d.todo);
                 if d.todo {
-                    return;
+                    continue;
                 }
-                let plan = this.plan(i, walk);
-                (*tg, *ac) = (plan.target, plan.active);
-                let m = this.move_agent(i, plan);
-                *next = m.next;
+                let plan = self.plan(i, &mut c.walk[j]);
+                (c.target[j], c.active[j]) = (plan.target, plan.active);
+                let m = self.move_agent(i, plan);
+                c.next[j] = m.next;
                 if !m.next.is_finite() {
                     bad.store(true, Ordering::Relaxed);
-                    return;
+                    continue;
                 }
-                *v = m.vel;
+                c.vel[j] = m.vel;
                 if let Some(h) = m.heading {
-                    *o = h;
+                    c.ori[j] = h;
                 }
-                *key = this.grid.key_of(m.next);
-            };
-            (
-                s.arrived.par_iter_mut(),
-                s.fired.par_iter_mut(),
-                s.todo.par_iter_mut(),
-                target.par_iter_mut(),
-                active.par_iter_mut(),
-                s.next.par_iter_mut(),
-                vel.par_iter_mut(),
-                ori.par_iter_mut(),
-                s.keys.par_iter_mut(),
-                walks.par_iter_mut(),
-            )
-                .into_par_iter()
-                .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(one);
-        }
+                c.key[j] = self.grid.key_of(m.next);
+            }
+        });
         self.agents.target = target;
         self.agents.active = active;
         self.agents.vel = vel;
