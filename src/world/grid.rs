@@ -32,6 +32,10 @@ pub struct Grid {
     /// `points[items[k]]`, stored in cell order so a query reads memory in sequence.
     sorted: Vec<Vec2>,
     keys: Vec<u32>,
+    /// `items[k] == k` for every `k` (see [`Grid::renumber_in_order`]): queries
+    /// need not read `items`, which for millions of markers is one cache miss
+    /// fewer per row of cells.
+    in_order: bool,
 }
 
 impl Grid {
@@ -62,6 +66,7 @@ impl Grid {
             items: Vec::new(),
             sorted: Vec::new(),
             keys: Vec::new(),
+            in_order: false,
         }
     }
 
@@ -143,6 +148,7 @@ impl Grid {
             *c = end;
         }
         self.start[cells] = end;
+        self.in_order = false;
         self.items.resize(n, 0);
         self.sorted.resize(n, Vec2::ZERO);
         for i in (0..n).rev() {
@@ -165,6 +171,7 @@ impl Grid {
         for (k, id) in self.items.iter_mut().enumerate() {
             *id = k as u32;
         }
+        self.in_order = true;
     }
 
     /// Ids in cell `(cx, cy)`.
@@ -183,7 +190,9 @@ impl Grid {
         for cy in y0..=y1 {
             let row = (cy * self.nx) as usize;
             let (a, b) = (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize);
-            for (&id, &q) in self.items[a..b].iter().zip(&self.sorted[a..b]) {
+            let items = if self.in_order { &[][..] } else { &self.items[a..b] };
+            for (k, &q) in self.sorted[a..b].iter().enumerate() {
+                let id = if self.in_order { (a + k) as u32 } else { items[k] };
                 f(id, q);
             }
         }
@@ -308,5 +317,28 @@ mod tests {
         let mut g = Grid::new(area, 1.0, 16);
         g.rebuild(&[Vec2::new(0.5, 0.5), Vec2::new(0.1, 0.2), Vec2::new(0.9, 0.3)]);
         assert_eq!(g.cell_items(0, 0), &[0, 1, 2]);
+    }
+
+    #[test]
+    fn points_renumbered_in_cell_order_are_found_by_their_new_ids() {
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(4.0, 4.0) };
+        let pts: Vec<Vec2> =
+            (0..300u32).map(|k| Vec2::new(f64::from(k * 37 % 400) / 100.0, f64::from(k * 91 % 400) / 100.0)).collect();
+        let mut g = Grid::new(area, 0.5, 1 << 10);
+        g.rebuild(&pts);
+        let renumbered: Vec<Vec2> = g.order().iter().map(|&k| pts[k as usize]).collect();
+        g.renumber_in_order();
+        let near = |g: &Grid| {
+            let mut v = Vec::new();
+            g.for_each_near(Vec2::new(2.1, 1.3), 0.8, |id, q| v.push((id, q)));
+            v
+        };
+        let found = near(&g);
+        assert!(!found.is_empty());
+        assert!(found.iter().all(|&(id, q)| renumbered[id as usize] == q));
+        // A rebuild over the renumbered points gives the same index.
+        let mut fresh = Grid::new(area, 0.5, 1 << 10);
+        fresh.rebuild(&renumbered);
+        assert_eq!(near(&fresh), found);
     }
 }
