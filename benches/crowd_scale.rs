@@ -5,7 +5,9 @@
 //! linear executor costs the same per agent-step at every size.
 //!
 //! `cargo bench --bench crowd_scale` (`CROWD_BENCH_STEPS=N`, default 240:
-//! the first 10 s, while every tree still grows; 1440 covers whole crossings).
+//! the first 10 s, while every tree still grows; 1440 covers whole crossings;
+//! `CROWD_BENCH_PAIRS=N`, default 3: interleaved 1-thread/2-thread pairs per
+//! size, see `support/pairs.rs`; rates are medians).
 //! The last column is the share of the run spent in the step's sequential
 //! part, which bounds what a second thread can gain.
 
@@ -15,6 +17,11 @@ use std::time::Instant;
 use crowd::diag::SourceFile;
 use crowd::sim::{self, Simulation};
 use crowd::trace::frame::Discard;
+
+#[path = "support/pairs.rs"]
+mod pairs;
+
+use pairs::{median, Pairs};
 
 const PER_CORRIDOR: usize = 50;
 
@@ -54,18 +61,25 @@ fn scenario(corridors: usize, steps: u64) -> String {
 
 fn main() {
     let steps: u64 = std::env::var("CROWD_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
+    let n_pairs: usize = std::env::var("CROWD_BENCH_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
     let mut sizes = vec![1_000usize, 10_000];
     if std::env::var_os("CROWD_BENCH_100K").is_some() {
         sizes.push(100_000);
     }
-    println!("crowd extension, {steps} steps, {PER_CORRIDOR} agents per 40 m x 10 m corridor");
-    println!("{:>8} {:>8} {:>16} {:>16} {:>12}", "agents", "threads", "agent-steps/s", "us/agent-step", "sequential");
+    println!(
+        "crowd extension, {steps} steps, {PER_CORRIDOR} agents per 40 m x 10 m corridor, {n_pairs} pairs, medians"
+    );
+    println!(
+        "{:>8} {:>8} {:>16} {:>16} {:>12} {:>16}",
+        "agents", "threads", "agent-steps/s", "us/agent-step", "sequential", "2t/1t (pairs)"
+    );
     for n in sizes {
         let text = scenario(n / PER_CORRIDOR, steps);
         let program = crowd::compile(&SourceFile::new("crowd_scale.crowd", text))
             .unwrap_or_else(|d| panic!("the generated scenario does not compile: {d:?}"))
             .program;
-        for threads in [1, 2] {
+        let mut shares: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        let pairs = Pairs::run(n_pairs, |threads| {
             let (agent_steps, secs, sequential) = sim::with_threads(Some(threads), || {
                 let mut sim = Simulation::new(&program, 1).expect("runs");
                 let t0 = Instant::now();
@@ -78,8 +92,18 @@ fn main() {
                 (outcome.agent_steps, secs, outcome.times.sequential.as_secs_f64() / secs)
             })
             .expect("a thread pool");
-            let rate = agent_steps as f64 / secs;
-            println!("{n:>8} {threads:>8} {rate:>16.0} {:>16.2} {:>11.0}%", 1e6 / rate, 100.0 * sequential);
+            shares[threads - 1].push(sequential);
+            agent_steps as f64 / secs
+        });
+        let (mid, lo, hi) = pairs.speed_up();
+        for (threads, rates) in [(1, &pairs.one), (2, &pairs.two)] {
+            let rate = median(rates);
+            let speed_up = if threads == 2 { format!("{mid:.2} ({lo:.2}-{hi:.2})") } else { String::new() };
+            println!(
+                "{n:>8} {threads:>8} {rate:>16.0} {:>16.2} {:>11.0}% {speed_up:>16}",
+                1e6 / rate,
+                100.0 * median(&shares[threads - 1])
+            );
         }
     }
 }

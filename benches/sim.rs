@@ -3,9 +3,10 @@
 //! (formatting on the simulation's threads, `every`, or on a background
 //! writer as `crowd run` does, `queued`).
 //!
-//! `cargo bench --bench sim` (optionally `CROWD_BENCH_STEPS=N`, default 240).
-//! Each configuration runs three times; the best run counts, since the
-//! machine may be shared. Traces are formatted in full and written to a sink.
+//! `cargo bench --bench sim` (optionally `CROWD_BENCH_STEPS=N`, default 240,
+//! and `CROWD_BENCH_PAIRS=N`, default 5). Each configuration runs as N
+//! interleaved 1-thread/2-thread pairs (`support/pairs.rs`); rates are
+//! medians. Traces are formatted in full and written to a sink.
 
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,10 @@ use crowd::sim::{self, Simulation};
 use crowd::trace::csv::{record_in_background, CsvWriter};
 
 const SCENARIO: &str = "scenarios/bench/straight_10k.crowd";
-const RUNS: usize = 3;
+#[path = "support/pairs.rs"]
+mod pairs;
+
+use pairs::{median, Pairs};
 
 struct Timing {
     wall: Duration,
@@ -66,31 +70,40 @@ fn main() {
         .unwrap_or_else(|d| panic!("{SCENARIO} does not compile: {d:?}"));
     let steps: u64 = std::env::var("CROWD_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
     let base = compiled.program;
-    println!("{SCENARIO}: {steps} steps, best of {RUNS} runs");
-    println!("{:>7} {:>9} {:>14} {:>14} {:>10}", "threads", "record", "agent-steps/s", "sim-only /s", "record s");
-    let mut rates = Vec::new();
+    let n_pairs: usize = std::env::var("CROWD_BENCH_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    println!("{SCENARIO}: {steps} steps, {n_pairs} interleaved 1/2-thread pairs, medians");
+    println!("{:>9} {:>7} {:>14} {:>14} {:>10}", "record", "threads", "agent-steps/s", "sim-only /s", "record s");
+    let mut speed_ups = Vec::new();
     for mode in [Record::None, Record::Every, Record::Queued] {
-        for threads in [1, 2] {
-            let mut program = base.clone();
-            program.header.duration = steps as f64 * program.header.dt;
-            program.header.record_every = if mode == Record::None { u32::MAX } else { 1 };
-            let best =
-                (0..RUNS).map(|_| run(&program, threads, mode)).min_by_key(|t| t.wall).expect("at least one run");
-            let rate = best.agent_steps as f64 / best.wall.as_secs_f64();
-            let sim_only = best.agent_steps as f64 / (best.wall - best.record).as_secs_f64();
-            rates.push(rate);
-            let name = match mode {
-                Record::None => "none",
-                Record::Every => "every",
-                Record::Queued => "queued",
-            };
-            println!("{threads:>7} {name:>9} {rate:>14.0} {sim_only:>14.0} {:>10.3}", best.record.as_secs_f64());
+        let mut program = base.clone();
+        program.header.duration = steps as f64 * program.header.dt;
+        program.header.record_every = if mode == Record::None { u32::MAX } else { 1 };
+        let mut timings: [Vec<Timing>; 2] = [Vec::new(), Vec::new()];
+        let pairs = Pairs::run(n_pairs, |threads| {
+            let t = run(&program, threads, mode);
+            let rate = t.agent_steps as f64 / t.wall.as_secs_f64();
+            timings[threads - 1].push(t);
+            rate
+        });
+        let name = match mode {
+            Record::None => "none",
+            Record::Every => "every",
+            Record::Queued => "queued",
+        };
+        for (threads, (rates, runs)) in [(1, (&pairs.one, &timings[0])), (2, (&pairs.two, &timings[1]))] {
+            let sim_only: Vec<f64> =
+                runs.iter().map(|t| t.agent_steps as f64 / (t.wall - t.record).as_secs_f64()).collect();
+            let record: Vec<f64> = runs.iter().map(|t| t.record.as_secs_f64()).collect();
+            println!(
+                "{name:>9} {threads:>7} {:>14.0} {:>14.0} {:>10.3}",
+                median(rates),
+                median(&sim_only),
+                median(&record)
+            );
         }
+        speed_ups.push((name, pairs.speed_up()));
     }
-    println!(
-        "speed-up on 2 threads: {:.2}x without recording, {:.2}x recording every step, {:.2}x queued",
-        rates[1] / rates[0],
-        rates[3] / rates[2],
-        rates[5] / rates[4]
-    );
+    for (name, (mid, lo, hi)) in speed_ups {
+        println!("speed-up on 2 threads, recording {name}: {mid:.2}x (pairs {lo:.2}-{hi:.2})");
+    }
 }
