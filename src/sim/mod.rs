@@ -718,6 +718,7 @@ impl<'p> Simulation<'p> {
                     continue;
                 }
                 let plan = self.plan(i, &mut c.walk[j]);
+                self.prepare_hold(i, &mut c.walk[j]);
                 (c.target[j], c.active[j]) = (plan.target, plan.active);
                 let m = self.move_agent(i, plan);
                 c.next[j] = m.next;

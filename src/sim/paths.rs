@@ -663,6 +663,23 @@ impl Simulation<'_> {
         }
     }
 
+    /// Looks up, during the parallel pass, the markers that the reservation
+    /// passes will ask for agent `i`'s nodes (the lists are kept per node),
+    /// so that the sequential passes only grant.
+    pub(super) fn prepare_hold(&self, i: usize, walk: &mut Walk) {
+        if !matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }) {
+            return;
+        }
+        let Some(tree) = &walk.tree else { return };
+        let r = self.sc.tree.alpha / 2.0;
+        if !walk.holds_at && (walk.at as usize) < tree.len() {
+            walk.at_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.at), r);
+        }
+        if !walk.granted && walk.next != NO_NODE && (walk.next as usize) < tree.len() {
+            walk.next_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.next), r);
+        }
+    }
+
     /// One reservation pass for agent `i`: the markers of the node it stands
     /// on (those still free), or of the node it wants to walk to (all or none).
     fn hold(&mut self, i: usize, pass: Hold) {
