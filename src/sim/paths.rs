@@ -114,6 +114,18 @@ pub(crate) struct Walk {
 }
 
 impl Walk {
+    /// The node walked from, while its markers are not all held.
+    fn unheld_at(&self) -> Option<Vec2> {
+        let tree = self.tree.as_ref()?;
+        (!self.holds_at && (self.at as usize) < tree.len()).then(|| tree.pos(self.at))
+    }
+
+    /// The next node, while its markers are not granted.
+    fn ungranted_next(&self) -> Option<Vec2> {
+        let tree = self.tree.as_ref()?;
+        (!self.granted && self.next != NO_NODE && (self.next as usize) < tree.len()).then(|| tree.pos(self.next))
+    }
+
     /// Branch death: everything ahead of the node walked from is cut, and the
     /// tree regrows from there.
     fn cut_ahead(&mut self) {
@@ -433,8 +445,7 @@ impl Simulation<'_> {
         let beta = self.step_length(self.agents.speed[i]);
         let mut params = self.sc.tree;
         if reserve {
-            // Sec 6: A_r = α/2, so a node's markers and its neighbours' cover the segments between them.
-            params.action_radius = params.alpha / 2.0;
+            params.action_radius = self.reserve_radius();
         }
         // Waiting behind an agent that has arrived counts as walking, blocked:
         // inside the goal region that is arriving too, so regions fill from their aim outwards.
@@ -670,28 +681,34 @@ impl Simulation<'_> {
         if !matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }) {
             return;
         }
-        let Some(tree) = &walk.tree else { return };
-        let r = self.sc.tree.alpha / 2.0;
-        if !walk.holds_at && (walk.at as usize) < tree.len() {
-            walk.at_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.at), r);
+        let r = self.reserve_radius();
+        if let Some(node) = walk.unheld_at() {
+            walk.at_markers.of(&self.markers, &self.marker_grid, node, r);
         }
-        if !walk.granted && walk.next != NO_NODE && (walk.next as usize) < tree.len() {
-            walk.next_markers.of(&self.markers, &self.marker_grid, tree.pos(walk.next), r);
+        // Asked for once the node walked from is held, which the first pass may grant.
+        if let Some(node) = walk.ungranted_next() {
+            walk.next_markers.of(&self.markers, &self.marker_grid, node, r);
         }
+    }
+
+    /// The crowd extension's action radius (Sec 6: `A_r = α/2`, so a node's
+    /// markers and its neighbours' cover the segments between them).
+    fn reserve_radius(&self) -> f64 {
+        self.sc.tree.alpha / 2.0
     }
 
     /// One reservation pass for agent `i`: the markers of the node it stands
     /// on (those still free), or of the node it wants to walk to (all or none).
     fn hold(&mut self, i: usize, pass: Hold) {
         let w = &self.agents.walk[i];
-        let Some(tree) = &w.tree else { return };
         let node = match pass {
-            Hold::At if !w.holds_at && (w.at as usize) < tree.len() => tree.pos(w.at),
-            Hold::Next if w.holds_at && !w.granted && w.next != NO_NODE => tree.pos(w.next),
-            _ => return,
+            Hold::At => w.unheld_at(),
+            Hold::Next if w.holds_at => w.ungranted_next(),
+            Hold::Next => None,
         };
+        let Some(node) = node else { return };
         let id = self.agents.id[i];
-        let r = self.sc.tree.alpha / 2.0;
+        let r = self.reserve_radius();
         let mut walk = std::mem::take(&mut self.agents.walk[i]);
         match pass {
             Hold::At => {
