@@ -319,12 +319,7 @@ impl Tree {
             }
             // The reference node: n_g closest to the goal (Eq 2), or n_e farthest
             // from c (Eq 13), among the nodes that can grow.
-            let reference = s
-                .sets
-                .iter()
-                .map(|&(n, ..)| n)
-                .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
-                .unwrap_or(top);
+            let reference = self.best_of(s.sets.iter().map(|&(n, ..)| n), lure).unwrap_or(top);
             let ref_pos = self.pos(reference);
             // (ii) Addition of new nodes; children join the tree at the end.
             let first_born = self.nodes.len();
@@ -375,13 +370,21 @@ impl Tree {
         self.nodes.len() as u32 - 1
     }
 
+    /// The node of `nodes` with the best lure score (ties: the lower index).
+    fn best_of(&self, nodes: impl Iterator<Item = u32>, lure: Lure) -> Option<u32> {
+        nodes
+            .map(|n| (lure.score(self.pos(n)), n))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, n)| n)
+    }
+
     /// The live node with the best lure score (ties: the lower index) in the subtree of `top`.
     pub fn best_in(&self, top: u32, lure: Lure) -> u32 {
-        let inside = self.subtree(top);
-        (top..self.nodes.len() as u32)
-            .filter(|&n| inside[n as usize])
-            .min_by(|&a, &b| lure.score(self.pos(a)).total_cmp(&lure.score(self.pos(b))).then(a.cmp(&b)))
-            .unwrap_or(top)
+        // Called every step: the subtree goes in the growth's buffer, not a new one.
+        SCRATCH.with_borrow_mut(|s| {
+            self.subtree_into(top, &mut s.inside);
+            self.best_of((top..self.nodes.len() as u32).filter(|&n| s.inside[n as usize]), lure).unwrap_or(top)
+        })
     }
 
     /// The child of `n` whose branch brings the agent closest to the goal
