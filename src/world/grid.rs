@@ -187,9 +187,30 @@ impl Grid {
     pub fn for_each_near(&self, p: Vec2, r: f64, mut f: impl FnMut(u32, Vec2)) {
         let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
         let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
-        for cy in y0..=y1 {
+        // The rows' bounds and first points are read before any row is
+        // visited, so that their cache misses overlap instead of queueing
+        // one row after another (a large index is mostly out of cache).
+        const EARLY: usize = 4;
+        let mut spans = [(0usize, 0usize); EARLY];
+        let mut first = 0.0;
+        for (span, cy) in spans.iter_mut().zip(y0..=y1) {
             let row = (cy * self.nx) as usize;
-            let (a, b) = (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize);
+            *span = (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize);
+        }
+        for &(a, b) in spans.iter().take((y1 - y0 + 1) as usize) {
+            if a < b {
+                first += self.sorted[a].x;
+            }
+        }
+        std::hint::black_box(first);
+        for (k, cy) in (y0..=y1).enumerate() {
+            let (a, b) = match spans.get(k) {
+                Some(&span) => span,
+                None => {
+                    let row = (cy * self.nx) as usize;
+                    (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize)
+                }
+            };
             let items = if self.in_order { &[][..] } else { &self.items[a..b] };
             for (k, &q) in self.sorted[a..b].iter().enumerate() {
                 let id = if self.in_order { (a + k) as u32 } else { items[k] };
