@@ -1,7 +1,7 @@
 //! Executor throughput: agent-steps per second on the 10,000-agent straight-line
 //! benchmark, on 1 and 2 threads, without recording and recording every step
-//! (formatting on the simulation's threads, `every`, or on a background
-//! writer as `crowd run` does, `queued`).
+//! (formatting on the simulation's threads, `every`; or as `crowd run` does,
+//! `run`: on a background writer while a core is free for it, else as `every`).
 //!
 //! `cargo bench --bench sim` (optionally `CROWD_BENCH_STEPS=N`, default 240,
 //! and `CROWD_BENCH_PAIRS=N`, default 5). Each configuration runs as N
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use crowd::diag::SourceFile;
 use crowd::ir::Program;
 use crowd::sim::{self, Simulation};
-use crowd::trace::csv::{record_in_background, CsvWriter};
+use crowd::trace::csv::{record_to, CsvWriter};
 
 const SCENARIO: &str = "scenarios/bench/straight_10k.crowd";
 #[path = "support/pairs.rs"]
@@ -31,7 +31,7 @@ struct Timing {
 enum Record {
     None,
     Every,
-    Queued,
+    Run,
 }
 
 fn run(program: &Program, threads: usize, mode: Record) -> Timing {
@@ -39,9 +39,9 @@ fn run(program: &Program, threads: usize, mode: Record) -> Timing {
         let mut sink = std::io::sink();
         let mut sim = Simulation::new(program, program.header.seed).expect("the benchmark scenario runs");
         let t0 = Instant::now();
-        if mode == Record::Queued {
+        if mode == Record::Run {
             let labels = sim.labels().clone();
-            record_in_background(&mut sink, &labels, &program.output.columns, None, |csv| -> std::io::Result<()> {
+            record_to(&mut sink, &labels, &program.output.columns, None, |csv| -> std::io::Result<()> {
                 sim.start(csv).expect("starts");
                 while !sim.finished() {
                     sim.step(csv).expect("steps");
@@ -74,7 +74,7 @@ fn main() {
     println!("{SCENARIO}: {steps} steps, {n_pairs} interleaved 1/2-thread pairs, medians");
     println!("{:>9} {:>7} {:>14} {:>14} {:>10}", "record", "threads", "agent-steps/s", "sim-only /s", "record s");
     let mut speed_ups = Vec::new();
-    for mode in [Record::None, Record::Every, Record::Queued] {
+    for mode in [Record::None, Record::Every, Record::Run] {
         let mut program = base.clone();
         program.header.duration = steps as f64 * program.header.dt;
         program.header.record_every = if mode == Record::None { u32::MAX } else { 1 };
@@ -88,7 +88,7 @@ fn main() {
         let name = match mode {
             Record::None => "none",
             Record::Every => "every",
-            Record::Queued => "queued",
+            Record::Run => "run",
         };
         for (threads, (rates, runs)) in [(1, (&pairs.one, &timings[0])), (2, (&pairs.two, &timings[1]))] {
             let sim_only: Vec<f64> =

@@ -10,7 +10,7 @@ use clap::Args;
 use super::{default_trace_path, load, Failure};
 use crate::ir::Program;
 use crate::sim::{self, Outcome, SimError, Simulation};
-use crate::trace::csv::record_in_background;
+use crate::trace::csv::record_to;
 use crate::trace::meta::{meta_json, RunInfo};
 use crate::trace::{meta_path, write_atomic, write_atomic_with};
 
@@ -132,9 +132,10 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs the simulation to the end, streaming the trace to `w` from a
-/// background thread; returns the outcome, the number of rows written and how
-/// long the writer took to catch up once the simulation had finished.
+/// Runs the simulation to the end, streaming the trace to `w` (from a
+/// background thread when a core is free for it, see [`record_to`]); returns
+/// the outcome, the number of rows written and how long the writing took to
+/// finish once the simulation had.
 fn simulate(
     sim: &mut Simulation<'_>,
     w: &mut (dyn Write + Send),
@@ -143,7 +144,7 @@ fn simulate(
 ) -> Result<(Outcome, u64, Duration), SimError> {
     let labels = sim.labels().clone();
     let mut ended = None;
-    let (outcome, rows) = record_in_background(w, &labels, &program.output.columns, precision, |csv| {
+    let (outcome, rows) = record_to(w, &labels, &program.output.columns, precision, |csv| {
         let mut progress = Progress::new(sim.total_steps());
         sim.start(csv)?;
         while !sim.finished() {

@@ -5,7 +5,8 @@
 //! frames arrive in order; large frames are formatted in parallel chunks that
 //! are written in chunk order, so the bytes never depend on the thread count.
 //! [`record_in_background`] writes the same bytes from a second thread, which
-//! takes frames in order from a queue.
+//! takes frames in order from a queue; [`record_to`] uses it only when the
+//! thread pool leaves a core for that thread.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
@@ -271,6 +272,29 @@ fn write_prefix(prefix: &mut Vec<u8>, frame: &FrameView<'_>, precision: Option<u
     prefix.push(b',');
     write_f64(prefix, frame.t, precision);
     prefix.push(b',');
+}
+
+/// Runs `f` with the recorder that suits the current thread pool, and
+/// returns `f`'s result and the rows written: [`record_in_background`] while
+/// the pool leaves a core free for the writer, else a [`CsvWriter`], which
+/// formats on the pool's threads. With no core to spare, a writer thread
+/// takes a core from under the pool in the middle of a step, and every
+/// thread of the step then waits for the one it displaced. The bytes are
+/// the same either way.
+pub fn record_to<T, E: From<io::Error>>(
+    out: &mut (dyn Write + Send),
+    labels: &Labels,
+    columns: &[Column],
+    precision: Option<u8>,
+    f: impl FnOnce(&mut dyn Recorder) -> Result<T, E>,
+) -> Result<(T, u64), E> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if rayon::current_num_threads() < cores {
+        return record_in_background(out, labels, columns, precision, f);
+    }
+    let mut csv = CsvWriter::new(out, labels, columns, precision)?;
+    let t = f(&mut csv)?;
+    Ok((t, csv.rows()))
 }
 
 /// Runs `f` with a recorder that writes the same CSV as [`CsvWriter`] to
