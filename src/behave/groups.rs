@@ -16,7 +16,7 @@
 
 use crate::ir::{FormationKind, Vec2};
 use crate::math;
-use crate::plan::astar::segment_to_shape;
+use crate::world::geometry::segment_to_shape;
 use crate::world::geometry::{bounding_box, segment_distance};
 use crate::world::walkable::Walkable;
 

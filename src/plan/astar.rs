@@ -30,7 +30,7 @@ use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 
 use crate::ir::{limits, Rect, Shape, Vec2};
-use crate::world::geometry::{bounding_box, contains, segment_distance, segments_intersect};
+use crate::world::geometry::{blocks, bounding_box};
 use crate::world::markers::Markers;
 use crate::world::walkable::Walkable;
 
@@ -504,54 +504,6 @@ fn string_pull(grid: &NodeGrid, points: &[Vec2], clearance: f64) -> Vec<Vec2> {
     out
 }
 
-/// Distance from the segment `a`–`b` to the shape, 0 when they meet
-/// (segments and polylines count with their thickness, closed shapes with
-/// their interior).
-pub fn segment_to_shape(a: Vec2, b: Vec2, shape: &Shape) -> f64 {
-    let to_edges = |pts: &[Vec2], closed: bool| {
-        let n = pts.len();
-        let edges = if closed { n } else { n.saturating_sub(1) };
-        (0..edges).map(|i| segment_to_segment(a, b, pts[i], pts[(i + 1) % n])).fold(f64::INFINITY, f64::min)
-    };
-    match shape {
-        Shape::Rect(r) => {
-            if r.contains(a) {
-                return 0.0;
-            }
-            let pts = [r.min, Vec2::new(r.max.x, r.min.y), r.max, Vec2::new(r.min.x, r.max.y)];
-            to_edges(&pts, true)
-        }
-        Shape::Polygon(pts) => {
-            if contains(shape, a) {
-                return 0.0;
-            }
-            to_edges(pts, true)
-        }
-        Shape::Circle { center, radius } => (segment_distance(a, b, *center) - radius).max(0.0),
-        Shape::Polyline { points, width } => {
-            let d = if points.len() == 1 { segment_distance(a, b, points[0]) } else { to_edges(points, false) };
-            (d - width / 2.0).max(0.0)
-        }
-        Shape::Segment { a: c, b: d } => segment_to_segment(a, b, *c, *d),
-    }
-}
-
-/// Whether a disc of radius `r` swept along `a`–`b` touches the shape.
-fn blocks(shape: &Shape, a: Vec2, b: Vec2, r: f64) -> bool {
-    let d = segment_to_shape(a, b, shape);
-    d < r || d <= 0.0
-}
-
-fn segment_to_segment(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> f64 {
-    if segments_intersect(a, b, c, d) {
-        return 0.0;
-    }
-    segment_distance(c, d, a)
-        .min(segment_distance(c, d, b))
-        .min(segment_distance(a, b, c))
-        .min(segment_distance(a, b, d))
-}
-
 /// The grid's origin, cell side and size over `bounds` (see [`NodeGrid::new`]).
 fn layout(bounds: Rect, cell: f64) -> (Vec2, f64, u32, u32) {
     let w = (bounds.max.x - bounds.min.x).max(1e-9);
@@ -852,19 +804,5 @@ mod tests {
         let p = find_path(&g, v(0.5, 0.5), v(399.5, 399.5), Search { smooth: true, clearance: 0.25 }).unwrap();
         assert!(p.cost >= 399.0 * SQRT_2 - 1e-9);
         assert!(p.length <= p.cost + 1e-9);
-    }
-
-    #[test]
-    fn segment_to_shape_distances() {
-        let (a, b) = (v(0.0, 0.0), v(4.0, 0.0));
-        assert!(close(segment_to_shape(a, b, &rect(1.0, 1.0, 2.0, 2.0)), 1.0));
-        assert_eq!(segment_to_shape(a, b, &rect(1.0, -1.0, 2.0, 2.0)), 0.0);
-        assert_eq!(segment_to_shape(v(1.5, 1.5), v(1.6, 1.6), &rect(1.0, 1.0, 2.0, 2.0)), 0.0);
-        assert!(close(segment_to_shape(a, b, &Shape::Circle { center: v(2.0, 3.0), radius: 1.0 }), 2.0));
-        let line = Shape::Polyline { points: vec![v(5.0, -1.0), v(5.0, 1.0)], width: 0.4 };
-        assert!(close(segment_to_shape(a, b, &line), 0.8));
-        assert_eq!(segment_to_shape(a, b, &Shape::Segment { a: v(2.0, -1.0), b: v(2.0, 1.0) }), 0.0);
-        let tri = Shape::Polygon(vec![v(1.0, 2.0), v(3.0, 2.0), v(2.0, 4.0)]);
-        assert!(close(segment_to_shape(a, b, &tri), 2.0));
     }
 }

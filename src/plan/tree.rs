@@ -29,8 +29,6 @@ use crate::world::walkable::Walkable;
 
 /// No node (a root's parent).
 pub const NO_NODE: u32 = u32::MAX;
-/// Obstacle sampling step along a new segment, m.
-const SEGMENT_STEP: f64 = 0.1;
 
 /// The constants of tree growth.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,12 +177,6 @@ pub fn p_escape(n: Vec2, n_e: Vec2, c: Vec2) -> f64 {
     } else {
         1.0
     }
-}
-
-/// Whether a body of radius `r` can walk the straight segment `[a, b]`.
-pub fn segment_clear(walk: &Walkable, a: Vec2, b: Vec2, r: f64) -> bool {
-    let steps = (a.distance(b) / SEGMENT_STEP).ceil().max(1.0) as u32;
-    (0..=steps).all(|k| walk.is_clear(a.lerp(b, f64::from(k) / f64::from(steps)), r))
 }
 
 impl Tree {
@@ -350,7 +342,7 @@ impl Tree {
                         }
                     }
                     end = kept;
-                    if segment_clear(field.walk, pos, child, field.clearance) {
+                    if field.walk.segment_clear(pos, child, field.clearance) {
                         self.nodes.push(Node { pos: child, parent: n, exhausted: false });
                     }
                     // Markers balanced around n but all beyond the restriction

@@ -16,7 +16,7 @@ use super::motion::Plan;
 use super::rng::{stream, Entity, Purpose};
 use super::Simulation;
 use crate::ir::{Action, MaskId, Shape, ShapeId, Subject, Vec2};
-use crate::plan::tree::{segment_clear, Field, Lure, Tree, TreeParams, NO_NODE};
+use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::steer::direct;
 use crate::trace::NONE;
 use crate::world::geometry::{bounding_box, contains};
@@ -539,7 +539,7 @@ impl Simulation<'_> {
                 Lure::Goal(g) if walk.done => {
                     if reserve {
                         // The last leg is reserved like any segment: the goal becomes the next node.
-                        if pos.distance(g) > beta && segment_clear(&self.walk, tree.pos(walk.at), g, 0.0) {
+                        if pos.distance(g) > beta && self.walk.segment_clear(tree.pos(walk.at), g, 0.0) {
                             walk.next = tree.push_child(walk.at, g);
                             walk.granted = false;
                         }
@@ -569,7 +569,7 @@ impl Simulation<'_> {
             tree.forget_behind(at, KEEP_BEHIND, &mut [&mut walk.at]);
         } else if pos.distance(tree.pos(walk.at)) > beta
             && !on_segment(pos, tree.pos(walk.at), node)
-            && !segment_clear(&self.walk, pos, node, self.agents.radius[i])
+            && !self.walk.segment_clear(pos, node, self.agents.radius[i])
         {
             // Pushed off the path behind an obstacle: back to the node walked from.
             return Plan { target: tree.pos(walk.at), active: true, direct: None, enforce: !reserve };
@@ -596,7 +596,7 @@ impl Simulation<'_> {
                 let s = s * side;
                 let d = Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c);
                 let cand = from + d * params.alpha;
-                if !segment_clear(&self.walk, from, cand, radius) {
+                if !self.walk.segment_clear(from, cand, radius) {
                     continue;
                 }
                 let mut free = true;

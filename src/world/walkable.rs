@@ -11,7 +11,7 @@
 //!   the obstacles near the point, not all of them.
 
 use crate::ir::{Rect, Shape, Vec2, World};
-use crate::world::geometry::{bounding_box, closest_on_segment, contains, segments_intersect};
+use crate::world::geometry::{blocks, bounding_box, closest_on_segment, contains, segments_intersect};
 
 /// Push-out passes before giving up on a spot squeezed between obstacles.
 const PROJECT_PASSES: usize = 4;
@@ -104,6 +104,50 @@ impl Walkable {
             return false;
         }
         self.near(p).iter().all(|&i| !overlaps(&self.obstacles[i as usize], p, r))
+    }
+
+    /// Whether a body of radius `r` can move in a straight line from `a` to
+    /// `b`: the disc swept along the segment stays inside the bounds and off
+    /// every obstacle, exactly (not at sampled points), with the tolerance of
+    /// [`Walkable::is_clear`].
+    pub fn segment_clear(&self, a: Vec2, b: Vec2, r: f64) -> bool {
+        // The bounds are convex: the swept disc is inside when both end discs are.
+        let b_ = self.bounds;
+        let inside = |p: Vec2| {
+            p.x >= b_.min.x + r - TOUCH
+                && p.x <= b_.max.x - r + TOUCH
+                && p.y >= b_.min.y + r - TOUCH
+                && p.y <= b_.max.y - r + TOUCH
+        };
+        if !inside(a) || !inside(b) {
+            return false;
+        }
+        if self.obstacles.is_empty() {
+            return true;
+        }
+        // An obstacle within `r` of the segment is listed in a cell the
+        // segment crosses when `r` is within the index's reach, and in any
+        // case in a cell of the segment's box grown by `r`.
+        let (lo, hi) = (a.min(b) - r, a.max(b) + r);
+        let col = |x: f64| (((x - self.min.x) * self.inv_cell) as u32).min(self.nx - 1);
+        let row = |y: f64| (((y - self.min.y) * self.inv_cell) as u32).min(self.ny - 1);
+        let mut seen = [u32::MAX; 8];
+        for cy in row(lo.y)..=row(hi.y) {
+            for cx in col(lo.x)..=col(hi.x) {
+                let c = (cy * self.nx + cx) as usize;
+                for &i in &self.ids[self.start[c] as usize..self.start[c + 1] as usize] {
+                    // Most segments meet a handful of obstacles: skip the ones tested already.
+                    if seen.contains(&i) {
+                        continue;
+                    }
+                    seen[i as usize % seen.len()] = i;
+                    if blocks(&self.obstacles[i as usize], a, b, r - TOUCH) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The obstacle whose interior contains the point `p`, if any (the lowest index).
@@ -434,5 +478,35 @@ mod tests {
         ];
         let p = interior_point(&Shape::Polygon(u.clone()));
         assert!(contains(&Shape::Polygon(u), p), "{p}");
+    }
+
+    #[test]
+    fn segments_are_tested_exactly_not_at_samples() {
+        // A wall of no thickness, a corner grazed between any two sample points
+        // a tenth of a metre apart, and a circle beyond the index's reach.
+        let shapes = vec![
+            Shape::Segment { a: v(5.0, 2.0), b: v(5.0, 8.0) },
+            Shape::Rect(Rect { min: v(12.0, 5.0), max: v(14.0, 7.0) }),
+            Shape::Circle { center: v(17.0, 5.0), radius: 0.5 },
+        ];
+        let w = Walkable::new(&world(shapes), 0.3);
+        assert!(!w.segment_clear(v(4.0, 5.0), v(6.0, 5.0), 0.0), "through a wall of no thickness");
+        assert!(w.segment_clear(v(4.0, 1.0), v(6.0, 1.0), 0.0), "below the wall's end");
+        assert!(!w.segment_clear(v(4.0, 1.5), v(6.0, 1.5), 0.6), "within 0.6 m of the wall's end");
+        // A segment 0.098 m long across the diagonal of the corner (12, 5):
+        // its ends are clear, its middle passes `d` from the corner.
+        let (out, along) = (v(-1.0, -1.0) / 2f64.sqrt(), v(1.0, -1.0) / 2f64.sqrt());
+        let across = |d: f64| (v(12.0, 5.0) + out * d - along * 0.049, v(12.0, 5.0) + out * d + along * 0.049);
+        let (a, b) = across(0.249);
+        assert!(w.is_clear(a, 0.25) && w.is_clear(b, 0.25));
+        assert!(!w.segment_clear(a, b, 0.25), "grazing the corner");
+        let (a, b) = across(0.251);
+        assert!(w.segment_clear(a, b, 0.25), "just clear of it");
+        // Clearance larger than the index's reach: the circle is still seen.
+        assert!(!w.segment_clear(v(16.0, 6.2), v(18.0, 6.2), 1.0));
+        assert!(w.segment_clear(v(16.0, 6.6), v(18.0, 6.6), 1.0));
+        // The bounds, with the body's radius.
+        assert!(!w.segment_clear(v(1.0, 1.0), v(1.0, 0.2), 0.25));
+        assert!(w.segment_clear(v(1.0, 1.0), v(1.0, 0.25), 0.25));
     }
 }
