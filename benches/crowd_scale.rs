@@ -22,6 +22,10 @@ use crowd::trace::frame::Discard;
 mod pairs;
 
 use pairs::{median, Pairs};
+#[path = "support/settings.rs"]
+mod settings;
+
+use settings::{flag, setting};
 
 const PER_CORRIDOR: usize = 50;
 
@@ -60,10 +64,10 @@ fn scenario(corridors: usize, steps: u64) -> String {
 }
 
 fn main() {
-    let steps: u64 = std::env::var("CROWD_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
-    let n_pairs: usize = std::env::var("CROWD_BENCH_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let steps: u64 = setting("STEPS", 240);
+    let n_pairs: usize = setting("PAIRS", 3);
     let mut sizes = vec![1_000usize, 10_000];
-    if std::env::var_os("CROWD_BENCH_100K").is_some() {
+    if flag("100K") {
         sizes.push(100_000);
     }
     println!(

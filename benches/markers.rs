@@ -15,6 +15,11 @@ use crowd::ir::{MarkerLayer, MarkerMethod, Markers as MarkerDecl, Rect, Shape, V
 use crowd::world::geometry::area;
 use crowd::world::markers::{generate, Markers};
 
+#[path = "support/settings.rs"]
+mod settings;
+
+use settings::setting;
+
 const SIDE: f64 = 100.0;
 const DENSITY: f64 = 60.0;
 const SEED: u64 = 7;
@@ -55,7 +60,7 @@ fn time(w: &World) -> (Duration, Markers) {
 }
 
 fn main() {
-    let runs: usize = std::env::var("CROWD_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(5).max(1);
+    let runs: usize = setting("RUNS", 5).max(1);
     let dart = world(MarkerMethod::DartThrowing, vec![]);
     let jitter = world(MarkerMethod::JitteredGrid, vec![]);
     println!(

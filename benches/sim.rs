@@ -20,6 +20,10 @@ const SCENARIO: &str = "scenarios/bench/straight_10k.crowd";
 mod pairs;
 
 use pairs::{median, Pairs};
+#[path = "support/settings.rs"]
+mod settings;
+
+use settings::setting;
 
 struct Timing {
     wall: Duration,
@@ -68,9 +72,9 @@ fn main() {
     let text = std::fs::read_to_string(SCENARIO).expect("run from the crate root");
     let compiled = crowd::compile(&SourceFile::new(SCENARIO, text))
         .unwrap_or_else(|d| panic!("{SCENARIO} does not compile: {d:?}"));
-    let steps: u64 = std::env::var("CROWD_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
+    let steps: u64 = setting("STEPS", 240);
     let base = compiled.program;
-    let n_pairs: usize = std::env::var("CROWD_BENCH_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let n_pairs: usize = setting("PAIRS", 5);
     println!("{SCENARIO}: {steps} steps, {n_pairs} interleaved 1/2-thread pairs, medians");
     println!("{:>9} {:>7} {:>14} {:>14} {:>10}", "record", "threads", "agent-steps/s", "sim-only /s", "record s");
     let mut speed_ups = Vec::new();
