@@ -196,6 +196,28 @@ fn a_state_machine_picks_walks_dwells_and_picks_again() {
 }
 
 #[test]
+fn group_members_dwell_together_and_go_on_together() {
+    let p = party();
+    let (bytes, _) = run(&p);
+    let table = Table::parse(&bytes).unwrap();
+    let c = |n: &str| table.column(n).unwrap();
+    // Per frame and pair: do the two members head for different goals?
+    let mut rows: Vec<&Vec<String>> = table.rows.iter().filter(|r| !r[c("group")].is_empty()).collect();
+    rows.sort_by_key(|r| (r[c("frame")].parse::<u32>().unwrap(), r[c("group")].parse::<u32>().unwrap()));
+    let (mut pairs, mut apart) = (0, 0);
+    for w in rows.windows(2) {
+        if w[0][c("frame")] == w[1][c("frame")] && w[0][c("group")] == w[1][c("group")] {
+            pairs += 1;
+            apart += usize::from(w[0][c("goal")] != w[1][c("goal")]);
+        }
+    }
+    assert!(pairs > 1000, "{pairs} pair-frames");
+    // One dwell per pair: they pick their next goal together (a member that
+    // drew its own dwell would walk off alone for seconds at a time).
+    assert!(apart * 100 <= pairs, "members of a pair head for different goals in {apart} of {pairs} frames");
+}
+
+#[test]
 fn a_full_object_is_not_picked() {
     let mut p = party();
     // Only the sofa provides anything, for at most 2 agents at a time.

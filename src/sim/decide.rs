@@ -397,7 +397,7 @@ impl<'p> Simulation<'p> {
                     let dist = d.as_ref().unwrap_or(&pop.dwell);
                     let team_ix = self.agents.mind[i].member.team as usize;
                     let team = &self.teams[team_ix];
-                    if team.keep.is_some() && team.size > 1 {
+                    if team.size > 1 {
                         self.enter_team_dwell(i, team_ix, dist, t);
                         continue;
                     }
@@ -425,9 +425,9 @@ impl<'p> Simulation<'p> {
         Ok(())
     }
 
-    /// A dwell of a group that walks together: one draw for the whole team,
-    /// from the stream of its first member, so the members leave together
-    /// (Hocevar et al.: grouped agents share goal and speed). The first member
+    /// A dwell of a group: one draw for the whole team, from the stream of
+    /// its first member, so the members leave together (Hocevar et al.:
+    /// grouped agents share goal and speed, and go on together). The first member
     /// to dwell draws; the others end when the team's dwell ends (at once,
     /// when it already has).
     fn enter_team_dwell(&mut self, i: usize, team_ix: usize, dist: &crate::ir::Dist, t: f64) {
