@@ -14,7 +14,7 @@ use std::str::FromStr;
 use clap::Args;
 use rayon::prelude::*;
 
-use super::run::sim_failure;
+use super::run::{sim_failure, write_meta, writing_failure};
 use super::{load, Failure};
 use crate::diag::SourceFile;
 use crate::ir::Program;
@@ -22,9 +22,8 @@ use crate::sim::{self, SimError, Simulation};
 use crate::trace::csv::CsvWriter;
 use crate::trace::float::format_f64;
 use crate::trace::frame::Both;
-use crate::trace::meta::{meta_json, RunInfo};
 use crate::trace::metrics::Summary;
-use crate::trace::{write_atomic, write_atomic_with};
+use crate::trace::{meta_path, write_atomic, write_atomic_with};
 
 /// Seeds `A..B`, both included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,10 +133,11 @@ fn one_seed(
     precision: Option<u8>,
 ) -> Result<(Vec<f64>, bool), Failure> {
     let csv_path = dir.join(format!("seed-{seed}.csv"));
-    let meta_path = dir.join(format!("seed-{seed}.meta.json"));
     if csv_path.is_file() {
         let columns = Summary::for_program(program).columns();
-        if let Some(values) = fs::read_to_string(&meta_path).ok().and_then(|m| summary_from_meta(&m, &columns)) {
+        if let Some(values) =
+            fs::read_to_string(meta_path(&csv_path)).ok().and_then(|m| summary_from_meta(&m, &columns))
+        {
             return Ok((values, true));
         }
     }
@@ -157,25 +157,10 @@ fn one_seed(
         result = Some((sim.finish(), rows));
         Ok(())
     })
-    .map_err(|e| match e {
-        SimError::Record(io) => Failure::io(format!("cannot write {}: {io}", csv_path.display())),
-        other => sim_failure(other),
-    })?;
+    .map_err(writing_failure(&csv_path))?;
     let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
     let values = summary.values(&outcome.log, outcome.steps);
-    let info = RunInfo {
-        scenario_file: &file.name,
-        scenario_bytes: file.text.as_bytes(),
-        seed,
-        steps: outcome.steps,
-        frames: outcome.frames,
-        rows,
-        agents: outcome.agents,
-        summary: Some(values.clone()),
-        precision,
-    };
-    write_atomic(&meta_path, |w| w.write_all(meta_json(program, &info).as_bytes()))
-        .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta_path.display())))?;
+    write_meta(&csv_path, program, file, seed, (&outcome, rows), Some(values.clone()), precision)?;
     Ok((values.into_iter().map(|(_, v)| v).collect(), false))
 }
 

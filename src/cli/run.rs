@@ -1,13 +1,14 @@
 //! `crowd run`: run one scenario and write its trace and metadata.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use super::{default_trace_path, load, Failure};
+use crate::diag::SourceFile;
 use crate::ir::Program;
 use crate::sim::{self, Outcome, SimError, Simulation};
 use crate::trace::csv::record_to;
@@ -63,6 +64,41 @@ pub(crate) fn sim_failure(e: SimError) -> Failure {
     }
 }
 
+/// [`sim_failure`] for a run writing its trace to `path`: a write error names the file.
+pub(crate) fn writing_failure(path: &Path) -> impl Fn(SimError) -> Failure + '_ {
+    move |e| match e {
+        SimError::Record(io) => Failure::io(format!("cannot write {}: {io}", path.display())),
+        other => sim_failure(other),
+    }
+}
+
+/// Writes the metadata of a run whose trace went to `trace`, beside it
+/// (`trace.csv` → `trace.meta.json`), atomically.
+pub(crate) fn write_meta(
+    trace: &Path,
+    program: &Program,
+    file: &SourceFile,
+    seed: u64,
+    (outcome, rows): (&Outcome, u64),
+    summary: Option<Vec<(String, f64)>>,
+    precision: Option<u8>,
+) -> Result<(), Failure> {
+    let info = RunInfo {
+        scenario_file: &file.name,
+        scenario_bytes: file.text.as_bytes(),
+        seed,
+        steps: outcome.steps,
+        frames: outcome.frames,
+        rows,
+        agents: outcome.agents,
+        summary,
+        precision,
+    };
+    let meta = meta_path(trace);
+    write_atomic(&meta, |w| w.write_all(meta_json(program, &info).as_bytes()))
+        .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))
+}
+
 fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let (file, compiled) = load(&args.file)?;
     let program = &compiled.program;
@@ -91,26 +127,10 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 result = Some((outcome, rows));
                 Ok(())
             })
-            .map_err(|e| match e {
-                SimError::Record(io) => Failure::io(format!("cannot write {}: {io}", out.display())),
-                other => sim_failure(other),
-            })?;
+            .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();
             let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
-            let info = RunInfo {
-                scenario_file: &file.name,
-                scenario_bytes: file.text.as_bytes(),
-                seed,
-                steps: outcome.steps,
-                frames: outcome.frames,
-                rows,
-                agents: outcome.agents,
-                summary: None,
-                precision: args.precision,
-            };
-            let meta = meta_path(&out);
-            write_atomic(&meta, |w| w.write_all(meta_json(program, &info).as_bytes()))
-                .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))?;
+            write_meta(&out, program, &file, seed, (&outcome, rows), None, args.precision)?;
             Ok(Report { outcome, rows, wall: start.elapsed(), finish })
         }
     })
