@@ -81,6 +81,8 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
     pub clearance: f64,
     /// Markers another agent holds or claims are not usable (surround, crowds).
     pub usable: U,
+    /// `usable` holds for every marker, now and at the next growth.
+    pub all_usable: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,6 +103,27 @@ pub struct Tree {
     /// The action radius of the last growth: how far a pruned node may have
     /// held markers that a dry node could take back.
     reach: f64,
+    /// The marker sets of the last growth, for the next one.
+    memo: Memo,
+}
+
+/// The `S(n)` of every node that could grow in the last iteration, as they
+/// were before it added children. While the tree only grows, a node's next
+/// `S(n)` is its last one minus the markers the nodes born since take from
+/// it (Eq 1): finding them among these few points spares the marker index a
+/// query, whose rows are mostly out of cache. The points keep the index's
+/// order, so the sums over them (Eqs 5–6) come out the same.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Memo {
+    /// Off unless every marker was usable and no node has been removed since.
+    valid: bool,
+    /// Nodes in the tree when the sets were taken.
+    nodes: u32,
+    action_radius: f64,
+    restriction: f64,
+    points: Vec<Vec2>,
+    /// `(node, start, end)` into `points`, by increasing node.
+    sets: Vec<(u32, usize, usize)>,
 }
 
 /// Buffers a growth iteration reuses, one set per thread.
@@ -181,7 +204,12 @@ pub fn p_escape(n: Vec2, n_e: Vec2, c: Vec2) -> f64 {
 
 impl Tree {
     pub fn new(root: Vec2) -> Tree {
-        Tree { nodes: vec![Node { pos: root, parent: NO_NODE, exhausted: false }], iterations: 0, reach: 0.0 }
+        Tree {
+            nodes: vec![Node { pos: root, parent: NO_NODE, exhausted: false }],
+            iterations: 0,
+            reach: 0.0,
+            memo: Memo::default(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -238,30 +266,55 @@ impl Tree {
     ) {
         let pos = self.pos(n);
         let reach = p.action_radius;
-        // Only nodes within 2 A_r can be closer to one of n's markers; n's
-        // children take markers by their segments however far they lie.
-        rivals.clear();
-        rivals.extend((0..self.nodes.len() as u32).filter(|&k| {
-            k != n && (self.nodes[k as usize].parent == n || self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
-        }));
+        self.rivals_of(n, 0, reach, rivals);
         let r2 = reach * reach;
         field.index.for_each_near(pos, reach, |m, q| {
-            let d2 = q.distance_squared(pos);
-            if d2 > r2 || !(field.usable)(m) {
-                return;
+            if q.distance_squared(pos) <= r2 && (field.usable)(m) && !self.taken(n, q, rivals, p) {
+                out.push(q);
             }
-            for &k in rivals.iter() {
-                let node = &self.nodes[k as usize];
-                let closer = q.distance_squared(node.pos);
-                if closer < d2 || (closer == d2 && k < n) {
-                    return;
-                }
-                if node.parent == n && segment_distance(pos, node.pos, q) <= p.restriction {
-                    return;
-                }
-            }
-            out.push(q);
         });
+    }
+
+    /// [`Tree::markers_of`] for a node whose `S(n)` was `last` when the tree
+    /// had `since` nodes and has only grown since: the markers of `last` that
+    /// none of the nodes born since takes.
+    fn markers_left(
+        &self,
+        n: u32,
+        last: &[Vec2],
+        since: u32,
+        p: &TreeParams,
+        rivals: &mut Vec<u32>,
+        out: &mut Vec<Vec2>,
+    ) {
+        self.rivals_of(n, since, p.action_radius, rivals);
+        out.extend(last.iter().copied().filter(|&q| !self.taken(n, q, rivals, p)));
+    }
+
+    /// The nodes from index `from` on that may take markers from `n`: only
+    /// nodes within 2 `A_r` can be closer to one of them; `n`'s children take
+    /// markers by their segments however far they lie.
+    fn rivals_of(&self, n: u32, from: u32, reach: f64, rivals: &mut Vec<u32>) {
+        let pos = self.pos(n);
+        rivals.clear();
+        rivals.extend((from..self.nodes.len() as u32).filter(|&k| {
+            k != n && (self.nodes[k as usize].parent == n || self.pos(k).distance_squared(pos) < 4.0 * reach * reach)
+        }));
+    }
+
+    /// Whether one of `rivals` takes marker `q` from `n`: it is closer
+    /// (Eq 1; a tie goes to the lower index), or it is a child of `n` whose
+    /// segment passes within the restriction distance.
+    fn taken(&self, n: u32, q: Vec2, rivals: &[u32], p: &TreeParams) -> bool {
+        let pos = self.pos(n);
+        let d2 = q.distance_squared(pos);
+        rivals.iter().any(|&k| {
+            let node = &self.nodes[k as usize];
+            let closer = q.distance_squared(node.pos);
+            closer < d2
+                || (closer == d2 && k < n)
+                || (node.parent == n && segment_distance(pos, node.pos, q) <= p.restriction)
+        })
     }
 
     /// One growth iteration over the live subtree rooted at `top`; `draw`
@@ -294,18 +347,35 @@ impl Tree {
             s.points.clear();
             s.sets.clear();
             self.subtree_into(top, &mut s.inside);
+            let memo = &self.memo;
+            let memo_holds = memo.valid
+                && field.all_usable
+                && memo.action_radius == p.action_radius
+                && memo.restriction == p.restriction;
+            let mut last = memo.sets.iter().peekable();
             for n in top..self.nodes.len() as u32 {
                 if self.nodes[n as usize].exhausted || !s.inside[n as usize] {
                     continue;
                 }
                 let start = s.points.len();
-                self.markers_of(n, field, p, &mut s.rivals, &mut s.points);
+                while last.next_if(|&&(m, ..)| m < n).is_some() {}
+                match last.next_if(|&&(m, ..)| m == n && memo_holds) {
+                    Some(&(_, a, b)) => {
+                        self.markers_left(n, &memo.points[a..b], memo.nodes, p, &mut s.rivals, &mut s.points)
+                    }
+                    None => self.markers_of(n, field, p, &mut s.rivals, &mut s.points),
+                }
                 if s.points.len() == start {
                     self.nodes[n as usize].exhausted = true;
                 } else {
                     s.sets.push((n, start, s.points.len()));
                 }
             }
+            self.memo.valid = field.all_usable;
+            self.memo.nodes = self.nodes.len() as u32;
+            (self.memo.action_radius, self.memo.restriction) = (p.action_radius, p.restriction);
+            self.memo.points.clone_from(&s.points);
+            self.memo.sets.clone_from(&s.sets);
             if s.sets.is_empty() {
                 return 0;
             }
@@ -428,6 +498,7 @@ impl Tree {
             }
         }
         self.nodes = kept;
+        self.memo.valid = false;
         for t in track.iter_mut() {
             **t = if **t == NO_NODE { NO_NODE } else { remap[**t as usize] };
         }
@@ -530,7 +601,7 @@ mod tests {
     fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let usable = |_: u32| true;
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, all_usable: true };
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let g = v(27.0, 10.0);
         let mut tree = Tree::new(v(3.0, 10.0));
@@ -543,6 +614,47 @@ mod tests {
             tree.grow_weighted(&field, &p, Lure::Goal(g), 0, &mut draw, weight);
         }
         tree
+    }
+
+    /// Every node after each of 40 growths towards (27, 10) from (3, 4),
+    /// with a pruning and a sidestep on the way; `all_usable` lets the growth
+    /// reuse the last marker sets.
+    fn growth_history(all_usable: bool) -> Vec<Vec<Node>> {
+        let (grid, walk) = field_world(30.0, 20.0, 0.35);
+        let usable = |_: u32| true;
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, all_usable };
+        let p = TreeParams { alpha: 1.0, action_radius: 0.6, restriction: 0.5 };
+        let lure = Lure::Goal(v(27.0, 10.0));
+        let mut tree = Tree::new(v(3.0, 4.0));
+        let mut k = 0u64;
+        let mut draw = || {
+            k += 1;
+            (crate::sim::rng::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut history = Vec::new();
+        for i in 0..40 {
+            tree.grow(&field, &p, lure, 0, &mut draw);
+            if i == 15 {
+                let best = tree.best_in(0, lure);
+                tree.prune_at(best, NO_NODE, &mut []);
+            }
+            if i == 25 {
+                let at = tree.len() as u32 - 1;
+                tree.push_child(at, tree.pos(at) + v(0.0, 0.3));
+            }
+            history.push(tree.nodes.clone());
+        }
+        history
+    }
+
+    #[test]
+    fn reusing_the_last_marker_sets_grows_the_same_tree() {
+        let fresh = growth_history(false);
+        let reused = growth_history(true);
+        assert!(fresh.last().is_some_and(|n| n.len() > 30), "the tree grew: {:?}", fresh.last().map(Vec::len));
+        for (i, (a, b)) in fresh.iter().zip(&reused).enumerate() {
+            assert_eq!(a, b, "after growth {i}");
+        }
     }
 
     #[test]
