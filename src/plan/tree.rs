@@ -269,7 +269,8 @@ impl Tree {
         self.rivals_of(n, 0, reach, rivals);
         let r2 = reach * reach;
         field.index.for_each_near(pos, reach, |m, q| {
-            if q.distance_squared(pos) <= r2 && (field.usable)(m) && !self.taken(n, q, rivals, p) {
+            let d2 = q.distance_squared(pos);
+            if d2 <= r2 && (field.usable)(m) && !self.taken(n, pos, q, d2, rivals, p) {
                 out.push(q);
             }
         });
@@ -288,7 +289,8 @@ impl Tree {
         out: &mut Vec<Vec2>,
     ) {
         self.rivals_of(n, since, p.action_radius, rivals);
-        out.extend(last.iter().copied().filter(|&q| !self.taken(n, q, rivals, p)));
+        let pos = self.pos(n);
+        out.extend(last.iter().copied().filter(|&q| !self.taken(n, pos, q, q.distance_squared(pos), rivals, p)));
     }
 
     /// The nodes from index `from` on that may take markers from `n`: only
@@ -302,12 +304,11 @@ impl Tree {
         }));
     }
 
-    /// Whether one of `rivals` takes marker `q` from `n`: it is closer
-    /// (Eq 1; a tie goes to the lower index), or it is a child of `n` whose
-    /// segment passes within the restriction distance.
-    fn taken(&self, n: u32, q: Vec2, rivals: &[u32], p: &TreeParams) -> bool {
-        let pos = self.pos(n);
-        let d2 = q.distance_squared(pos);
+    /// Whether one of `rivals` takes marker `q` (at squared distance `d2`
+    /// from `n`, which stands at `pos`): it is closer (Eq 1; a tie goes to
+    /// the lower index), or it is a child of `n` whose segment passes within
+    /// the restriction distance.
+    fn taken(&self, n: u32, pos: Vec2, q: Vec2, d2: f64, rivals: &[u32], p: &TreeParams) -> bool {
         rivals.iter().any(|&k| {
             let node = &self.nodes[k as usize];
             let closer = q.distance_squared(node.pos);

@@ -427,9 +427,9 @@ impl<'p> Simulation<'p> {
 
     /// A dwell of a group: one draw for the whole team, from the stream of
     /// its first member, so the members leave together (Hocevar et al.:
-    /// grouped agents share goal and speed, and go on together). The first member
-    /// to dwell draws; the others end when the team's dwell ends (at once,
-    /// when it already has).
+    /// grouped agents share goal and speed, and go on together). The first
+    /// member to dwell draws; the others end when the team's dwell ends (at
+    /// once, when it already has).
     fn enter_team_dwell(&mut self, i: usize, team_ix: usize, dist: &crate::ir::Dist, t: f64) {
         let (population, first, dwells, end) = {
             let team = &self.teams[team_ix];

@@ -181,6 +181,13 @@ impl Grid {
         &self.items[self.start[c] as usize..self.start[c + 1] as usize]
     }
 
+    /// The places in `items` and `sorted` of cells `x0..=x1` of row `cy`.
+    #[inline]
+    fn row_span(&self, cy: u32, x0: u32, x1: u32) -> (usize, usize) {
+        let row = (cy * self.nx) as usize;
+        (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize)
+    }
+
     /// Calls `f(id, point)` for every indexed point whose cell overlaps the
     /// square of half-side `r` around `p`, row by row (ids increasing within a cell).
     #[inline]
@@ -194,8 +201,7 @@ impl Grid {
         let mut spans = [(0usize, 0usize); EARLY];
         let mut first = 0.0;
         for (span, cy) in spans.iter_mut().zip(y0..=y1) {
-            let row = (cy * self.nx) as usize;
-            *span = (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize);
+            *span = self.row_span(cy, x0, x1);
         }
         for &(a, b) in spans.iter().take((y1 - y0 + 1) as usize) {
             if a < b {
@@ -204,13 +210,7 @@ impl Grid {
         }
         std::hint::black_box(first);
         for (k, cy) in (y0..=y1).enumerate() {
-            let (a, b) = match spans.get(k) {
-                Some(&span) => span,
-                None => {
-                    let row = (cy * self.nx) as usize;
-                    (self.start[row + x0 as usize] as usize, self.start[row + x1 as usize + 1] as usize)
-                }
-            };
+            let (a, b) = spans.get(k).copied().unwrap_or_else(|| self.row_span(cy, x0, x1));
             let items = if self.in_order { &[][..] } else { &self.items[a..b] };
             for (k, &q) in self.sorted[a..b].iter().enumerate() {
                 let id = if self.in_order { (a + k) as u32 } else { items[k] };
@@ -226,10 +226,9 @@ impl Grid {
         let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
         let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
         for cy in y0..=y1 {
-            let row = (cy * self.nx) as usize;
-            let (a, b) = (self.start[row + x0 as usize], self.start[row + x1 as usize + 1]);
             // Cells of one row are contiguous in `items`.
-            for &id in &self.items[a as usize..b as usize] {
+            let (a, b) = self.row_span(cy, x0, x1);
+            for &id in &self.items[a..b] {
                 f(id);
             }
         }

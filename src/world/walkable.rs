@@ -83,27 +83,41 @@ impl Walkable {
         &self.obstacles
     }
 
-    /// Obstacles that may matter at `p` (within `reach` of it).
+    /// The index cell of `p`, clamped to the index.
     #[inline]
-    pub fn near(&self, p: Vec2) -> &[u32] {
+    fn cell(&self, p: Vec2) -> (u32, u32) {
         // `as` truncates and saturates: `floor` clamped to the index, without a call.
         let cx = (((p.x - self.min.x) * self.inv_cell) as u32).min(self.nx - 1);
         let cy = (((p.y - self.min.y) * self.inv_cell) as u32).min(self.ny - 1);
+        (cx, cy)
+    }
+
+    /// Obstacles listed in cell `(cx, cy)` of the index.
+    #[inline]
+    fn listed(&self, cx: u32, cy: u32) -> &[u32] {
         let c = (cy * self.nx + cx) as usize;
         &self.ids[self.start[c] as usize..self.start[c + 1] as usize]
     }
 
+    /// Obstacles that may matter at `p` (within `reach` of it).
+    #[inline]
+    pub fn near(&self, p: Vec2) -> &[u32] {
+        let (cx, cy) = self.cell(p);
+        self.listed(cx, cy)
+    }
+
+    /// Whether a disc of radius `r` at `p` lies inside the bounds.
+    fn inside_bounds(&self, p: Vec2, r: f64) -> bool {
+        let b = self.bounds;
+        p.x >= b.min.x + r - TOUCH
+            && p.x <= b.max.x - r + TOUCH
+            && p.y >= b.min.y + r - TOUCH
+            && p.y <= b.max.y - r + TOUCH
+    }
+
     /// Whether a body of radius `r` fits at `p`.
     pub fn is_clear(&self, p: Vec2, r: f64) -> bool {
-        let b = self.bounds;
-        if p.x < b.min.x + r - TOUCH
-            || p.x > b.max.x - r + TOUCH
-            || p.y < b.min.y + r - TOUCH
-            || p.y > b.max.y - r + TOUCH
-        {
-            return false;
-        }
-        self.near(p).iter().all(|&i| !overlaps(&self.obstacles[i as usize], p, r))
+        self.inside_bounds(p, r) && self.near(p).iter().all(|&i| !overlaps(&self.obstacles[i as usize], p, r))
     }
 
     /// Whether a body of radius `r` can move in a straight line from `a` to
@@ -112,14 +126,7 @@ impl Walkable {
     /// [`Walkable::is_clear`].
     pub fn segment_clear(&self, a: Vec2, b: Vec2, r: f64) -> bool {
         // The bounds are convex: the swept disc is inside when both end discs are.
-        let b_ = self.bounds;
-        let inside = |p: Vec2| {
-            p.x >= b_.min.x + r - TOUCH
-                && p.x <= b_.max.x - r + TOUCH
-                && p.y >= b_.min.y + r - TOUCH
-                && p.y <= b_.max.y - r + TOUCH
-        };
-        if !inside(a) || !inside(b) {
+        if !self.inside_bounds(a, r) || !self.inside_bounds(b, r) {
             return false;
         }
         if self.obstacles.is_empty() {
@@ -128,14 +135,11 @@ impl Walkable {
         // An obstacle within `r` of the segment is listed in a cell the
         // segment crosses when `r` is within the index's reach, and in any
         // case in a cell of the segment's box grown by `r`.
-        let (lo, hi) = (a.min(b) - r, a.max(b) + r);
-        let col = |x: f64| (((x - self.min.x) * self.inv_cell) as u32).min(self.nx - 1);
-        let row = |y: f64| (((y - self.min.y) * self.inv_cell) as u32).min(self.ny - 1);
+        let ((x0, y0), (x1, y1)) = (self.cell(a.min(b) - r), self.cell(a.max(b) + r));
         let mut seen = [u32::MAX; 8];
-        for cy in row(lo.y)..=row(hi.y) {
-            for cx in col(lo.x)..=col(hi.x) {
-                let c = (cy * self.nx + cx) as usize;
-                for &i in &self.ids[self.start[c] as usize..self.start[c + 1] as usize] {
+        for cy in y0..=y1 {
+            for cx in x0..=x1 {
+                for &i in self.listed(cx, cy) {
                     // Most segments meet a handful of obstacles: skip the ones tested already.
                     if seen.contains(&i) {
                         continue;
