@@ -81,8 +81,6 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
     pub clearance: f64,
     /// Markers another agent holds or claims are not usable (surround, crowds).
     pub usable: U,
-    /// `usable` holds for every marker, now and at the next growth.
-    pub all_usable: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,32 +105,59 @@ pub struct Tree {
     memo: Memo,
 }
 
-/// The `S(n)` of every node that could grow in the last iteration, as they
-/// were before it added children. While the tree only grows, a node's next
-/// `S(n)` is its last one minus the markers the nodes born since take from
-/// it (Eq 1): finding them among these few points spares the marker index a
-/// query, whose rows are mostly out of cache. The points keep the index's
-/// order, so the sums over them (Eqs 5–6) come out the same.
+/// For every node that could grow in the last iteration, the markers within
+/// `A_r` that no node took (Eq 1), usable or not, as they were before it
+/// added children. As long as no node that could take markers from it is
+/// removed, a node's next `S(n)` is that set minus what the nodes born since
+/// take, less the markers not usable now: finding them among these few
+/// points spares the marker index a query, whose rows are mostly out of
+/// cache. The points keep the index's order, so the sums over them (Eqs 5–6)
+/// come out the same.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Memo {
-    /// Off unless every marker was usable and no node has been removed since.
-    valid: bool,
-    /// Nodes in the tree when the sets were taken.
+    /// Nodes in the tree when the sets were taken (renumbered by removals).
     nodes: u32,
     action_radius: f64,
     restriction: f64,
+    markers: Found,
+}
+
+/// Marker sets, node after node: each marker's id and position.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Found {
+    ids: Vec<u32>,
     points: Vec<Vec2>,
-    /// `(node, start, end)` into `points`, by increasing node.
+    /// `(node, start, end)`: the node's markers are `ids[start..end]`, by increasing node.
     sets: Vec<(u32, usize, usize)>,
+}
+
+impl Found {
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.points.clear();
+        self.sets.clear();
+    }
+
+    fn push(&mut self, m: u32, q: Vec2) {
+        self.ids.push(m);
+        self.points.push(q);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.ids.truncate(len);
+        self.points.truncate(len);
+    }
 }
 
 /// Buffers a growth iteration reuses, one set per thread.
 #[derive(Default)]
 struct Scratch {
-    /// The markers of every growing node, node after node.
+    /// `S(n)` of every growing node, node after node.
     points: Vec<Vec2>,
     /// `(node, start, end)`: the node's markers are `points[start..end]`.
     sets: Vec<(u32, usize, usize)>,
+    /// The sets before the usable test: the next memo.
+    found: Found,
     rivals: Vec<u32>,
     weights: Vec<f64>,
     inside: Vec<bool>,
@@ -253,44 +278,40 @@ impl Tree {
         }
     }
 
-    /// `S(n)` (Eq 1): markers within `A_r` of `n`, closer to `n` than to any
-    /// other node, usable, and not taken by the segment of one of `n`'s
-    /// children, appended to `out` (their positions, in index order).
-    fn markers_of<U: Fn(u32) -> bool>(
-        &self,
-        n: u32,
-        field: &Field<'_, U>,
-        p: &TreeParams,
-        rivals: &mut Vec<u32>,
-        out: &mut Vec<Vec2>,
-    ) {
+    /// `S(n)` (Eq 1) before the usable test: markers within `A_r` of `n`,
+    /// closer to `n` than to any other node, and not taken by the segment of
+    /// one of `n`'s children, appended to `out` in index order.
+    fn markers_of(&self, n: u32, index: &Grid, p: &TreeParams, rivals: &mut Vec<u32>, out: &mut Found) {
         let pos = self.pos(n);
         let reach = p.action_radius;
         self.rivals_of(n, 0, reach, rivals);
         let r2 = reach * reach;
-        field.index.for_each_near(pos, reach, |m, q| {
+        index.for_each_near(pos, reach, |m, q| {
             let d2 = q.distance_squared(pos);
-            if d2 <= r2 && (field.usable)(m) && !self.taken(n, pos, q, d2, rivals, p) {
-                out.push(q);
+            if d2 <= r2 && !self.taken(n, pos, q, d2, rivals, p) {
+                out.push(m, q);
             }
         });
     }
 
-    /// [`Tree::markers_of`] for a node whose `S(n)` was `last` when the tree
-    /// had `since` nodes and has only grown since: the markers of `last` that
-    /// none of the nodes born since takes.
+    /// [`Tree::markers_of`] for a node whose set was `ids`, `points` when the
+    /// tree had `since` nodes: those that none of the nodes born since takes.
     fn markers_left(
         &self,
         n: u32,
-        last: &[Vec2],
+        (ids, points): (&[u32], &[Vec2]),
         since: u32,
         p: &TreeParams,
         rivals: &mut Vec<u32>,
-        out: &mut Vec<Vec2>,
+        out: &mut Found,
     ) {
         self.rivals_of(n, since, p.action_radius, rivals);
         let pos = self.pos(n);
-        out.extend(last.iter().copied().filter(|&q| !self.taken(n, pos, q, q.distance_squared(pos), rivals, p)));
+        for (&m, &q) in ids.iter().zip(points) {
+            if !self.taken(n, pos, q, q.distance_squared(pos), rivals, p) {
+                out.push(m, q);
+            }
+        }
     }
 
     /// The nodes from index `from` on that may take markers from `n`: only
@@ -347,36 +368,42 @@ impl Tree {
             // (i) Markers processing: S(n) for every growing node, as ranges of `s.points`.
             s.points.clear();
             s.sets.clear();
+            s.found.clear();
             self.subtree_into(top, &mut s.inside);
             let memo = &self.memo;
-            let memo_holds = memo.valid
-                && field.all_usable
-                && memo.action_radius == p.action_radius
-                && memo.restriction == p.restriction;
-            let mut last = memo.sets.iter().peekable();
+            let memo_holds = memo.action_radius == p.action_radius && memo.restriction == p.restriction;
+            let last_sets = if memo_holds { &memo.markers.sets[..] } else { &[] };
+            let mut last = last_sets.iter().peekable();
             for n in top..self.nodes.len() as u32 {
                 if self.nodes[n as usize].exhausted || !s.inside[n as usize] {
                     continue;
                 }
-                let start = s.points.len();
+                let found = s.found.ids.len();
                 while last.next_if(|&&(m, ..)| m < n).is_some() {}
-                match last.next_if(|&&(m, ..)| m == n && memo_holds) {
+                match last.next_if(|&&(m, ..)| m == n) {
                     Some(&(_, a, b)) => {
-                        self.markers_left(n, &memo.points[a..b], memo.nodes, p, &mut s.rivals, &mut s.points)
+                        let set = (&memo.markers.ids[a..b], &memo.markers.points[a..b]);
+                        self.markers_left(n, set, memo.nodes, p, &mut s.rivals, &mut s.found)
                     }
-                    None => self.markers_of(n, field, p, &mut s.rivals, &mut s.points),
+                    None => self.markers_of(n, field.index, p, &mut s.rivals, &mut s.found),
+                }
+                let start = s.points.len();
+                for k in found..s.found.ids.len() {
+                    if (field.usable)(s.found.ids[k]) {
+                        s.points.push(s.found.points[k]);
+                    }
                 }
                 if s.points.len() == start {
                     self.nodes[n as usize].exhausted = true;
+                    s.found.truncate(found);
                 } else {
                     s.sets.push((n, start, s.points.len()));
+                    s.found.sets.push((n, found, s.found.ids.len()));
                 }
             }
-            self.memo.valid = field.all_usable;
             self.memo.nodes = self.nodes.len() as u32;
             (self.memo.action_radius, self.memo.restriction) = (p.action_radius, p.restriction);
-            self.memo.points.clone_from(&s.points);
-            self.memo.sets.clone_from(&s.sets);
+            std::mem::swap(&mut self.memo.markers, &mut s.found);
             if s.sets.is_empty() {
                 return 0;
             }
@@ -487,19 +514,28 @@ impl Tree {
                 gone.push(node);
             }
         }
-        // A dry node gets its markers back only from a pruned child or a
-        // pruned node near enough to have been closer to them (Eq 1).
+        // A node gets markers back only from a pruned child or a pruned node
+        // near enough to have been closer to them (Eq 1): a dry node wakes,
+        // and a remembered set is out of date.
         let near = 4.0 * self.reach * self.reach;
+        let freed = |k: usize, node: &Node| {
+            gone.iter().any(|g| {
+                (g.parent != NO_NODE && remap[g.parent as usize] == k as u32)
+                    || g.pos.distance_squared(node.pos) <= near
+            })
+        };
         for (k, node) in kept.iter_mut().enumerate() {
             if node.exhausted {
-                node.exhausted = !gone.iter().any(|g| {
-                    (g.parent != NO_NODE && remap[g.parent as usize] == k as u32)
-                        || g.pos.distance_squared(node.pos) <= near
-                });
+                node.exhausted = !freed(k, node);
             }
         }
+        let memo = &mut self.memo;
+        memo.nodes = remap[..(memo.nodes as usize).min(remap.len())].iter().filter(|&&k| k != NO_NODE).count() as u32;
+        memo.markers.sets.retain_mut(|(n, ..)| {
+            *n = remap[*n as usize];
+            *n != NO_NODE && !freed(*n as usize, &kept[*n as usize])
+        });
         self.nodes = kept;
-        self.memo.valid = false;
         for t in track.iter_mut() {
             **t = if **t == NO_NODE { NO_NODE } else { remap[**t as usize] };
         }
@@ -602,7 +638,7 @@ mod tests {
     fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let usable = |_: u32| true;
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, all_usable: true };
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let g = v(27.0, 10.0);
         let mut tree = Tree::new(v(3.0, 10.0));
@@ -617,13 +653,15 @@ mod tests {
         tree
     }
 
-    /// Every node after each of 40 growths towards (27, 10) from (3, 4),
-    /// with a pruning and a sidestep on the way; `all_usable` lets the growth
-    /// reuse the last marker sets.
-    fn growth_history(all_usable: bool) -> Vec<Vec<Node>> {
+    /// Every node after each of 40 growths towards (27, 10) from (3, 4), with
+    /// a pruning, a sidestep and a re-rooting on the way, and a different
+    /// fifth of the markers unusable at each growth; `remember` lets the
+    /// growth reuse the last marker sets.
+    fn growth_history(remember: bool) -> Vec<Vec<Node>> {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
-        let usable = |_: u32| true;
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, all_usable };
+        let round = std::cell::Cell::new(0u32);
+        let usable = |m: u32| (m + round.get()) % 5 != 0;
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
         let p = TreeParams { alpha: 1.0, action_radius: 0.6, restriction: 0.5 };
         let lure = Lure::Goal(v(27.0, 10.0));
         let mut tree = Tree::new(v(3.0, 4.0));
@@ -634,6 +672,10 @@ mod tests {
         };
         let mut history = Vec::new();
         for i in 0..40 {
+            round.set(i);
+            if !remember {
+                tree.memo = Memo::default();
+            }
             tree.grow(&field, &p, lure, 0, &mut draw);
             if i == 15 {
                 let best = tree.best_in(0, lure);
@@ -642,6 +684,10 @@ mod tests {
             if i == 25 {
                 let at = tree.len() as u32 - 1;
                 tree.push_child(at, tree.pos(at) + v(0.0, 0.3));
+            }
+            if i == 30 {
+                let best = tree.best_in(0, lure);
+                tree.forget_behind(best, 3, &mut []);
             }
             history.push(tree.nodes.clone());
         }

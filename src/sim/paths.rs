@@ -489,13 +489,7 @@ impl Simulation<'_> {
                 let m = m as usize;
                 (!disjoint || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
             };
-            let field = Field {
-                index: &self.marker_grid,
-                walk: &self.walk,
-                clearance: self.agents.radius[i],
-                usable,
-                all_usable: !disjoint && !avoid,
-            };
+            let field = Field { index: &self.marker_grid, walk: &self.walk, clearance: self.agents.radius[i], usable };
             let mut rng = stream(self.seed, Purpose::TreeGrowth, self.entity_of(i), walk.draws);
             walk.draws += 1;
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
