@@ -23,10 +23,16 @@ impl Pairs {
 
     /// The median 2-thread / 1-thread ratio over the pairs, and its range.
     pub fn speed_up(&self) -> (f64, f64, f64) {
-        let ratios: Vec<f64> = self.two.iter().zip(&self.one).map(|(b, a)| b / a).collect();
-        let sorted = sorted(&ratios);
-        (median(&ratios), sorted[0], sorted[sorted.len() - 1])
+        ratio(&self.two, &self.one)
     }
+}
+
+/// The median of `a[k] / b[k]` and its range, for rates of two programs
+/// measured in the same pairs (each ratio taken seconds apart).
+pub fn ratio(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
+    let sorted = sorted(&ratios);
+    (median(&ratios), sorted[0], sorted[sorted.len() - 1])
 }
 
 pub fn median(v: &[f64]) -> f64 {
