@@ -7,6 +7,13 @@
 //! and `CROWD_BENCH_PAIRS=N`, default 5). Each configuration runs as N
 //! interleaved 1-thread/2-thread pairs (`support/pairs.rs`); rates are
 //! medians. Traces are formatted in full and written to a sink.
+//!
+//! The baseline is a plain uniform-grid boids step (`support/boids.rs`) over
+//! the same 10,000 agents and layout, run right after crowd in every run of
+//! the no-recording pairs, on the same number of threads; crowd's rate
+//! without recording is given as a ratio of it, taken within each pair. A
+//! check line shows that the flock really walked: the share of agents closer
+//! to their goal and the mean speed at the end.
 
 use std::time::{Duration, Instant};
 
@@ -16,10 +23,12 @@ use crowd::sim::{self, Simulation};
 use crowd::trace::csv::{record_to, CsvWriter};
 
 const SCENARIO: &str = "scenarios/bench/straight_10k.crowd";
+#[path = "support/boids.rs"]
+mod boids;
 #[path = "support/pairs.rs"]
 mod pairs;
 
-use pairs::{median, Pairs};
+use pairs::{median, ratio, Pairs};
 #[path = "support/settings.rs"]
 mod settings;
 
@@ -78,6 +87,9 @@ fn main() {
     println!("{SCENARIO}: {steps} steps, {n_pairs} interleaved 1/2-thread pairs, medians");
     println!("{:>9} {:>7} {:>14} {:>14} {:>10}", "record", "threads", "agent-steps/s", "sim-only /s", "record s");
     let mut speed_ups = Vec::new();
+    let mut boids_rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut crowd_rates = Pairs { one: Vec::new(), two: Vec::new() };
+    let mut check = None;
     for mode in [Record::None, Record::Every, Record::Run] {
         let mut program = base.clone();
         program.header.duration = steps as f64 * program.header.dt;
@@ -87,6 +99,11 @@ fn main() {
             let t = run(&program, threads, mode);
             let rate = t.agent_steps as f64 / t.wall.as_secs_f64();
             timings[threads - 1].push(t);
+            if mode == Record::None {
+                let baseline = boids::run(steps, threads);
+                boids_rates[threads - 1].push(baseline.agent_steps as f64 / baseline.secs);
+                check = Some(baseline);
+            }
             rate
         });
         let name = match mode {
@@ -106,8 +123,30 @@ fn main() {
             );
         }
         speed_ups.push((name, pairs.speed_up()));
+        if mode == Record::None {
+            crowd_rates = pairs;
+        }
     }
     for (name, (mid, lo, hi)) in speed_ups {
         println!("speed-up on 2 threads, recording {name}: {mid:.2}x (pairs {lo:.2}-{hi:.2})");
     }
+    let baseline = Pairs { one: boids_rates[0].clone(), two: boids_rates[1].clone() };
+    let (mid, lo, hi) = baseline.speed_up();
+    println!(
+        "boids baseline: {:.0} agent-steps/s on 1 thread, {:.0} on 2 threads ({mid:.2}x, pairs {lo:.2}-{hi:.2})",
+        median(&baseline.one),
+        median(&baseline.two)
+    );
+    let (one, one_lo, one_hi) = ratio(&crowd_rates.one, &baseline.one);
+    let (two, two_lo, two_hi) = ratio(&crowd_rates.two, &baseline.two);
+    println!(
+        "crowd (recording none) / boids: {one:.2}x on 1 thread (pairs {one_lo:.2}-{one_hi:.2}), \
+         {two:.2}x on 2 threads (pairs {two_lo:.2}-{two_hi:.2})"
+    );
+    let c = check.expect("at least one pair ran");
+    println!(
+        "boids check: {:.0}% of agents closer to their goal, mean speed {:.2} m/s",
+        100.0 * c.progressed,
+        c.mean_speed
+    );
 }
