@@ -127,7 +127,8 @@ fn main() {
                 100.0 * median(&shares[threads - 1])
             );
         }
-        let baseline = Pairs { one: orca_rates[0].clone(), two: orca_rates[1].clone() };
+        let [one, two] = orca_rates;
+        let baseline = Pairs { one, two };
         let (mid, lo, hi) = baseline.speed_up();
         for (threads, rates) in [(1, &baseline.one), (2, &baseline.two)] {
             let rate = median(rates);

@@ -130,7 +130,8 @@ fn main() {
     for (name, (mid, lo, hi)) in speed_ups {
         println!("speed-up on 2 threads, recording {name}: {mid:.2}x (pairs {lo:.2}-{hi:.2})");
     }
-    let baseline = Pairs { one: boids_rates[0].clone(), two: boids_rates[1].clone() };
+    let [one, two] = boids_rates;
+    let baseline = Pairs { one, two };
     let (mid, lo, hi) = baseline.speed_up();
     println!(
         "boids baseline: {:.0} agent-steps/s on 1 thread, {:.0} on 2 threads ({mid:.2}x, pairs {lo:.2}-{hi:.2})",
