@@ -126,6 +126,16 @@ impl Walk {
         (!self.granted && self.next != NO_NODE && (self.next as usize) < tree.len()).then(|| tree.pos(self.next))
     }
 
+    /// The node whose markers the agent asks for in a reservation pass: the
+    /// node walked from, or once that is held, the next node.
+    fn asks(&self, pass: Hold) -> Option<Vec2> {
+        match pass {
+            Hold::At => self.unheld_at(),
+            Hold::Next if self.holds_at => self.ungranted_next(),
+            Hold::Next => None,
+        }
+    }
+
     /// Branch death: everything ahead of the node walked from is cut, and the
     /// tree regrows from there.
     fn cut_ahead(&mut self) {
@@ -637,10 +647,22 @@ impl Simulation<'_> {
             }
             // Every agent's own node first, so an agent that holds nothing yet is still seen.
             for pass in [Hold::At, Hold::Next] {
-                for i in 0..n {
-                    if matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }) {
-                        self.hold(i, pass);
-                    }
+                // The few agents that ask are found first, and all their table
+                // entries read, before any is served: the cache misses of
+                // loops whose iterations do not wait on each other overlap.
+                let asking: Vec<usize> = (0..n)
+                    .filter(|&i| {
+                        matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. })
+                            && self.agents.walk[i].asks(pass).is_some()
+                    })
+                    .collect();
+                let mut seen = 0;
+                for &i in &asking {
+                    seen ^= self.touch_held(i, pass);
+                }
+                std::hint::black_box(seen);
+                for &i in &asking {
+                    self.hold(i, pass);
                 }
             }
         }
@@ -700,16 +722,11 @@ impl Simulation<'_> {
     /// One reservation pass for agent `i`: the markers of the node it stands
     /// on (those still free), or of the node it wants to walk to (all or none).
     fn hold(&mut self, i: usize, pass: Hold) {
-        let w = &self.agents.walk[i];
-        let node = match pass {
-            Hold::At => w.unheld_at(),
-            Hold::Next if w.holds_at => w.ungranted_next(),
-            Hold::Next => None,
-        };
-        let Some(node) = node else { return };
+        let Some(node) = self.agents.walk[i].asks(pass) else { return };
         let id = self.agents.id[i];
         let r = self.reserve_radius();
-        let mut walk = std::mem::take(&mut self.agents.walk[i]);
+        let agents = &mut self.agents;
+        let walk = &mut agents.walk[i];
         match pass {
             Hold::At => {
                 // Where two agents appeared closer than a node's reach, the later one
@@ -727,11 +744,11 @@ impl Simulation<'_> {
                     }
                     Err(holder) => {
                         // Someone coming the other way, or standing still, is not worth waiting for.
-                        let heading = self.agents.ori[i];
-                        (walk.urgent, walk.behind_arrived) = match self.agents.id.binary_search(&holder) {
+                        let heading = agents.ori[i];
+                        (walk.urgent, walk.behind_arrived) = match agents.id.binary_search(&holder) {
                             Ok(j) => (
-                                self.agents.ori[j].dot(heading) < 0.0 || self.agents.vel[j].length_squared() == 0.0,
-                                self.agents.arrived[j],
+                                agents.ori[j].dot(heading) < 0.0 || agents.vel[j].length_squared() == 0.0,
+                                agents.arrived[j],
                             ),
                             Err(_) => (false, false),
                         };
@@ -739,7 +756,19 @@ impl Simulation<'_> {
                 }
             }
         }
-        self.agents.walk[i] = walk;
+    }
+
+    /// Reads the table entries of the first, middle and last markers agent
+    /// `i` asks for in `pass` (listed in the parallel pass): a node's markers
+    /// lie in a few runs of consecutive ids.
+    fn touch_held(&self, i: usize, pass: Hold) -> u32 {
+        let w = &self.agents.walk[i];
+        let ids = match pass {
+            Hold::At => &w.at_markers.ids,
+            Hold::Next => &w.next_markers.ids,
+        };
+        let entry = |k: usize| ids.get(k).map_or(0, |&m| self.held[m as usize]);
+        entry(0) ^ entry(ids.len() / 2) ^ entry(ids.len().wrapping_sub(1))
     }
 
     /// The centroid of each escaped-from subject's agents (perceive phase).
