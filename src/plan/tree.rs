@@ -11,8 +11,10 @@
 //! so the parent's next child grows from the rest (bifurcations).
 //!
 //! Invariants:
-//! - no marker association is stored: `S(n)` is recomputed from the nodes, so
-//!   a tree costs its nodes in memory and pruning frees markers at once;
+//! - `S(n)` is a function of the nodes, the markers and which markers are
+//!   usable: pruning frees markers at once. The sets of the last growth are
+//!   kept only as a cache (`Memo`) that gives the same sets, in the same
+//!   order, as querying the marker index again;
 //! - a node found without markers is skipped until a node that could have
 //!   taken them (a child, or a node within `2 A_r`) is pruned: markers other
 //!   agents release meanwhile are not looked for (growth sees the field as
