@@ -650,19 +650,17 @@ impl Simulation<'_> {
                 // The few agents that ask are found first, and all their table
                 // entries read, before any is served: the cache misses of
                 // loops whose iterations do not wait on each other overlap.
-                let asking: Vec<usize> = (0..n)
-                    .filter(|&i| {
-                        matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. })
-                            && self.agents.walk[i].asks(pass).is_some()
-                    })
+                let asking: Vec<(usize, Vec2)> = (0..n)
+                    .filter(|&i| matches!(self.agents.drive[i], Drive::Tree { reserve: true, .. }))
+                    .filter_map(|i| Some((i, self.agents.walk[i].asks(pass)?)))
                     .collect();
                 let mut seen = 0;
-                for &i in &asking {
+                for &(i, _) in &asking {
                     seen ^= self.touch_held(i, pass);
                 }
                 std::hint::black_box(seen);
-                for &i in &asking {
-                    self.hold(i, pass);
+                for &(i, node) in &asking {
+                    self.hold(i, pass, node);
                 }
             }
         }
@@ -719,10 +717,10 @@ impl Simulation<'_> {
         self.sc.tree.alpha / 2.0
     }
 
-    /// One reservation pass for agent `i`: the markers of the node it stands
-    /// on (those still free), or of the node it wants to walk to (all or none).
-    fn hold(&mut self, i: usize, pass: Hold) {
-        let Some(node) = self.agents.walk[i].asks(pass) else { return };
+    /// One reservation pass for agent `i`, which asks for the markers of
+    /// `node` (see [`Walk::asks`]): those still free of the node it stands on,
+    /// or all or none of the node it wants to walk to.
+    fn hold(&mut self, i: usize, pass: Hold, node: Vec2) {
         let id = self.agents.id[i];
         let r = self.reserve_radius();
         let agents = &mut self.agents;
