@@ -25,8 +25,8 @@ fn main() {
         .program;
     let world = &program.world;
     let marks = markers::generate(world, program.header.seed);
-    let param = |name: &str| program.params.get("space_colonization", name).expect("lowering sets every parameter");
-    let params = TreeParams { alpha: param("alpha"), action_radius: param("A_r"), restriction: param("restriction") };
+    let sc = &program.params.space_colonization;
+    let params = TreeParams { alpha: sc.alpha, action_radius: sc.action_radius, restriction: sc.restriction };
     let index = marks.index(params.action_radius);
     let walk = Walkable::new(world, 1.0);
     let usable = |_: u32| true;
@@ -51,7 +51,7 @@ fn main() {
                 let mut tree = Tree::new(start);
                 let mut s = 0x9e37_79b9_7f4a_7c15u64 ^ k as u64;
                 let mut draw = || {
-                    s = crowd::sim::rng::splitmix64(s);
+                    s = crowd::hash::splitmix64(s);
                     (s >> 11) as f64 / (1u64 << 53) as f64
                 };
                 let lure = Lure::Goal(goal);

@@ -5,7 +5,7 @@
 
 use crowd::ir::*;
 use crowd::world::geometry::{area, contains, segment_distance, signed_distance};
-use crowd::world::markers::{generate, on_mask, Markers as Generated, NONE};
+use crowd::world::markers::{generate, on_mask, Markers as Generated};
 
 fn v(x: f64, y: f64) -> Vec2 {
     Vec2::new(x, y)

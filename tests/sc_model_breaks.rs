@@ -85,12 +85,7 @@ fn a_crowd_without_reservation_or_enforcement_collides_fig13() {
             planner.reserve_markers = false;
         }
     }
-    program
-        .params
-        .values
-        .iter_mut()
-        .filter(|(m, n, _)| m == "space_colonization" && n == "t_min")
-        .for_each(|v| v.2 = 0.0);
+    program.params.space_colonization.t_min = 0.0;
     let failed = failures(&program);
     assert!(failed.iter().any(|f| f.contains("min distance")), "{failed:?}");
 }

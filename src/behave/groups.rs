@@ -14,6 +14,7 @@
 //!   non-finite or empty input gives `None`, a neutral factor or a
 //!   documented fallback.
 
+use crate::ir::params::SemanticGroups;
 use crate::ir::{FormationKind, Vec2};
 use crate::math;
 use crate::world::geometry::segment_to_shape;
@@ -152,18 +153,18 @@ pub struct Layout {
 
 impl Default for Layout {
     fn default() -> Layout {
-        Layout { spacing: SPACING, v_angle: std::f64::consts::FRAC_PI_4 }
+        Layout { spacing: SPACING, v_angle: SemanticGroups::default().v_angle }
     }
 }
 
 impl Layout {
     /// `spacing`: the smallest distance between two members' slots, m (not a
     /// positive number: [`SPACING`]); `v_angle`: the V's wing angle, rad,
-    /// `semantic_groups.v_angle` (clamped to [`MIN_V_ANGLE`]..=π/2; NaN: π/4).
+    /// `semantic_groups.v_angle` (clamped to [`MIN_V_ANGLE`]..=π/2; NaN: its default).
     pub fn new(spacing: f64, v_angle: f64) -> Layout {
         let spacing = if spacing.is_finite() && spacing > 0.0 { spacing } else { SPACING };
         let v_angle = if v_angle.is_nan() {
-            std::f64::consts::FRAC_PI_4
+            SemanticGroups::default().v_angle
         } else {
             v_angle.clamp(MIN_V_ANGLE, std::f64::consts::FRAC_PI_2)
         };

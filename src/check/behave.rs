@@ -260,11 +260,7 @@ impl Checker {
                 },
             },
             A::Flock(weights) => {
-                let mut w = [
-                    self.param("boids", "separation"),
-                    self.param("boids", "cohesion"),
-                    self.param("boids", "alignment"),
-                ];
+                let mut w = [self.params.boids.separation, self.params.boids.cohesion, self.params.boids.alignment];
                 let mut ok = true;
                 for (term, q) in weights {
                     let i = ["separation", "cohesion", "alignment"]
@@ -285,7 +281,7 @@ impl Checker {
                 let prey = self.subject(prey);
                 let catch = match catch_within {
                     Some(q) => self.si_in(q, Dim::Length, 0.0, f64::INFINITY, true, "catch distance"),
-                    None => Some(self.param("boids", "catch_distance")),
+                    None => Some(self.params.boids.catch_distance),
                 };
                 ir::Action::Hunt { prey: prey?, catch_within: catch? }
             }

@@ -137,7 +137,7 @@ pub(crate) struct Checker {
     /// agent speed is β per step.
     pub beta: Option<f64>,
     /// Every model parameter in force, for defaults of actions.
-    pub params: Vec<(String, String, f64)>,
+    pub params: ir::Params,
     /// Per population: whether it has a goal or wants (for `reaches goal`).
     pub has_goal: Vec<bool>,
     /// The source text, to quote expectations in reports.
@@ -293,14 +293,6 @@ impl Checker {
         }
     }
 
-    /// A model parameter in force (the paper's default unless the scenario set it).
-    pub fn param(&self, model: &str, name: &str) -> f64 {
-        self.params
-            .iter()
-            .find(|(m, n, _)| m == model && n == name)
-            .map_or_else(|| params::find(model, name).map_or(0.0, |p| p.default), |(_, _, v)| *v)
-    }
-
     pub fn missing(&mut self, span: Span, what: &str, help: impl Into<String>) {
         self.error(
             Diagnostic::error("E070", span, format!("missing {what}")).label(format!("needs {what}")).help(help),
@@ -336,9 +328,8 @@ impl Checker {
         };
         self.duration = header.as_ref().map(|h| h.duration);
         self.dt = header.as_ref().map(|h| h.dt);
-        let params = self.parameters(file);
-        self.params = params.clone();
-        let world = self.world(file, &params);
+        self.params = self.parameters(file);
+        let world = self.world(file);
         self.world = world.clone();
         let (spaces, objects) = self.spaces(file);
         let behaviours = self.behaviours(file);
@@ -358,7 +349,7 @@ impl Checker {
             populations,
             groups,
             behaviours,
-            params: ir::Params { values: params },
+            params: self.params.clone(),
             expectations,
             output,
         })
@@ -477,9 +468,11 @@ impl Checker {
         Some(ir::Header { seed: seed?.0?, duration: duration?.0?, dt: step?.0?, record_every })
     }
 
-    fn parameters(&mut self, file: &ast::File) -> Vec<(String, String, f64)> {
-        let mut values: BTreeMap<(String, String), (f64, Option<Span>)> =
-            PARAMS.iter().map(|p| ((p.model.to_string(), p.name.to_string()), (p.default, None))).collect();
+    /// The parameters in force: the table's defaults, then every value the
+    /// scenario sets (each checked against its row).
+    fn parameters(&mut self, file: &ast::File) -> ir::Params {
+        let mut given: BTreeMap<(String, String), Span> = BTreeMap::new();
+        let mut params = ir::Params::default();
         let models = params::models();
         for item in &file.items {
             let ast::Item::Parameters(block) = item else { continue };
@@ -502,7 +495,7 @@ impl Checker {
             for (name, q) in &block.values {
                 let Some(v) = self.param_value(&block.model.text, name, q) else { continue };
                 let key = (block.model.text.clone(), name.text.clone());
-                if let Some((_, Some(first))) = values.get(&key) {
+                if let Some(first) = given.get(&key) {
                     let first = first.clone();
                     self.error(
                         Diagnostic::error(
@@ -519,10 +512,11 @@ impl Checker {
                 if key.0 == "space_colonization" && key.1 == "beta" {
                     self.beta = Some(v);
                 }
-                values.insert(key, (v, Some(name.span.clone())));
+                params.set(&key.0, &key.1, v);
+                given.insert(key, name.span.clone());
             }
         }
-        values.into_iter().map(|((m, n), (v, _))| (m, n, v)).collect()
+        params
     }
 
     /// Checks one parameter value of a model: known name, unit, range.

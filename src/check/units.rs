@@ -4,20 +4,7 @@
 use crate::diag::Diagnostic;
 use crate::syntax::ast::Quantity;
 
-/// What a quantity measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dim {
-    Length,
-    Time,
-    Speed,
-    Angle,
-    /// Per square metre.
-    Density,
-    /// A percentage, converted to a fraction in [0, 1].
-    Percent,
-    /// A plain number with no unit.
-    Number,
-}
+pub use crate::ir::params::Dim;
 
 impl Dim {
     pub fn describe(self) -> &'static str {

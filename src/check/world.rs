@@ -8,7 +8,7 @@ use crate::syntax::ast::{self, Span};
 use crate::world::geometry;
 
 impl Checker {
-    pub(super) fn world(&mut self, file: &ast::File, _params: &[(String, String, f64)]) -> Option<ir::World> {
+    pub(super) fn world(&mut self, file: &ast::File) -> Option<ir::World> {
         let mut worlds = file.items.iter().filter_map(|i| match i {
             ast::Item::World(w) => Some(w),
             _ => None,

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{load, print_out, write_atomic, Failure};
+use crate::hash::fnv1a64;
 use crate::ir::{Program, Rect, Vec2};
 use crate::trace::float::{format_f64, format_fixed};
 use crate::trace::measure::report::{Measured, Metric, FRAME_COLUMNS};
 use crate::trace::measure::{measure, Options, Trace, Value};
-use crate::trace::meta::fnv1a64;
 use crate::trace::meta_path;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]

@@ -18,9 +18,15 @@
 //!   paper's default unless the scenario overrode it) inside its valid range.
 
 pub mod limits;
+pub mod params;
 mod text;
 
+pub use params::Params;
+
 pub use text::to_text;
+
+/// An index or id that refers to nothing: no group, no goal, no agent.
+pub const NONE: u32 = u32::MAX;
 
 /// A 2-D point or vector in metres.
 pub type Vec2 = glam::DVec2;
@@ -564,22 +570,6 @@ impl Action {
             Action::Evacuate { .. } => "evacuate",
             Action::SetFormation(_) => "group formation",
         }
-    }
-}
-
-/// Every model parameter in force, by model; each with the paper's default
-/// unless the scenario set it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Params {
-    /// `(model, parameter, value in SI units)`, sorted by model then parameter.
-    pub values: Vec<(String, String, f64)>,
-}
-
-impl Params {
-    /// The value of `model.name`, when the program carries it (lowering puts
-    /// every parameter in; programs built in code may carry fewer).
-    pub fn get(&self, model: &str, name: &str) -> Option<f64> {
-        self.values.iter().find(|(m, n, _)| m == model && n == name).map(|(_, _, v)| *v)
     }
 }
 

@@ -30,8 +30,8 @@ pub fn to_text(p: &Program) -> String {
     list(&mut line, "population", &p.populations);
     list(&mut line, "group", &p.groups);
     list(&mut line, "behaviour", &p.behaviours);
-    for (model, name, value) in &p.params.values {
-        line(format!("param.{model}.{name}"), value);
+    for (model, name, value) in p.params.values() {
+        line(format!("param.{model}.{name}"), &value);
     }
     list(&mut line, "expect", &p.expectations);
     line("output".into(), &p.output);

@@ -647,7 +647,7 @@ mod tests {
         let mut k = 0u64;
         let mut draw = || {
             k += 1;
-            (crate::sim::rng::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
+            (crate::hash::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
         };
         while tree.pos(tree.best_in(0, Lure::Goal(g))).distance(g) > 2.0 && tree.iterations < 49 {
             tree.grow_weighted(&field, &p, Lure::Goal(g), 0, &mut draw, weight);
@@ -670,7 +670,7 @@ mod tests {
         let mut k = 0u64;
         let mut draw = || {
             k += 1;
-            (crate::sim::rng::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
+            (crate::hash::splitmix64(k) >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut history = Vec::new();
         for i in 0..40 {

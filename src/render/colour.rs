@@ -2,8 +2,8 @@
 //! or a ramp by speed. The same assignment is used by the SVG and the player.
 
 use crate::ir::Program;
+use crate::ir::NONE;
 use crate::trace::measure::Trace;
-use crate::trace::NONE;
 
 use super::{population_order, ColourBy};
 

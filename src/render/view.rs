@@ -13,11 +13,11 @@
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::ir::NONE;
 use crate::ir::{Program, Shape, Vec2};
 use crate::math;
 use crate::trace::measure::report::radii;
 use crate::trace::measure::Trace;
-use crate::trace::NONE;
 
 use super::colour::{colours, NEUTRAL, PALETTE, RAMP};
 use super::ColourBy;

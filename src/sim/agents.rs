@@ -5,8 +5,8 @@
 //! keeps the order), so a frame is already sorted for the trace.
 
 use super::paths::{Drive, Walk};
+use crate::ir::NONE;
 use crate::ir::{ObjectId, PopulationId, RegionId, Vec2};
-use crate::trace::NONE;
 
 /// A goal an agent holds (its own goal, or what it currently seeks).
 #[derive(Clone, Copy, Debug, PartialEq)]

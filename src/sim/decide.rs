@@ -25,12 +25,12 @@
 //! within `t_min + arrival_radius` of it (they cannot get closer).
 
 use super::agents::Goal;
-use super::rng::{stream, Entity, Purpose};
 use super::sample::sample;
 use super::{unit, SimError, Simulation};
+use crate::ir::NONE;
 use crate::ir::{Action, BehaviourBody, Condition, Program, ResourceId, Shape, Subject, Target, Trigger, Vec2};
 use crate::math;
-use crate::trace::NONE;
+use crate::rng::{stream, Entity, Purpose};
 use crate::world::walkable::reached;
 
 /// How far from its aim point an agent may be and still arrive by touching

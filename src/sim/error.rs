@@ -10,8 +10,6 @@ use std::io;
 pub enum SimError {
     /// The scenario uses models the executor does not have yet; one line per use.
     NotImplemented(Vec<String>),
-    /// A model parameter the executor needs is absent from the IR.
-    MissingParameter { model: String, name: String },
     /// No walkable spawn point was found.
     Spawn { population: String, place: String, attempts: u32 },
     /// A position or velocity stopped being a finite number.
@@ -28,9 +26,6 @@ impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SimError::NotImplemented(lines) => f.write_str(&lines.join("\n")),
-            SimError::MissingParameter { model, name } => {
-                write!(f, "the model parameter {model}.{name} is missing from the compiled scenario")
-            }
             SimError::Spawn { population, place, attempts } => write!(
                 f,
                 "population {population}: no walkable spawn point found in {place} after {attempts} attempts \

@@ -17,10 +17,10 @@ use super::motion::Plan;
 use super::paths::{Drive, Walk};
 use super::{unit, Simulation};
 use crate::behave::groups::{self as bg, Ahead, Disc, FreeSpace, GroupSpace, Layout};
+use crate::ir::NONE;
 use crate::ir::{Formation, FormationKind, Vec2};
 use crate::plan::astar::{find_path, NodeGrid, Search};
 use crate::steer::seek::goal_step;
-use crate::trace::NONE;
 use crate::world::grid::Grid;
 
 /// How far ahead of the group centre its members aim, m: about one stride

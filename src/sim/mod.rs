@@ -33,7 +33,6 @@ mod groups;
 pub mod models;
 mod motion;
 mod paths;
-pub mod rng;
 pub mod sample;
 mod spawn;
 mod team;
@@ -41,9 +40,10 @@ mod team;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::ir::{BehaviourBody, Program, Subject, Vec2};
+use crate::ir::{BehaviourBody, Program, Subject, Vec2, NONE};
+use crate::rng;
 use crate::steer;
-use crate::trace::{FrameView, Labels, Recorder, NONE};
+use crate::trace::{AgentLog, FrameView, Labels, Recorder};
 use crate::world::grid::Grid;
 use crate::world::markers::{self, Markers};
 use crate::world::walkable::{interior_point, Walkable};
@@ -86,22 +86,6 @@ impl PhaseTimes {
             ("record", self.record),
         ]
     }
-}
-
-/// What happened to one agent over a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AgentLog {
-    pub id: u32,
-    /// Population index.
-    pub population: u32,
-    /// Simulated time of creation, s.
-    pub born: f64,
-    /// Simulated time of removal, s.
-    pub removed: Option<f64>,
-    /// First time the agent reached what it sought (its goal, a target, or its exit), s.
-    pub arrived: Option<f64>,
-    /// Whether the agent ever had something to seek.
-    pub sought: bool,
 }
 
 /// The result of a finished run (the trace went to the recorder).
@@ -291,19 +275,6 @@ pub struct Simulation<'p> {
     sg: groups::Sg,
 }
 
-/// A model parameter the executor needs.
-fn param(program: &Program, model: &str, name: &str) -> Result<f64, SimError> {
-    program.params.get(model, name).ok_or_else(|| SimError::MissingParameter { model: model.into(), name: name.into() })
-}
-
-/// A model parameter, or the paper's default when the program does not carry
-/// it (hand-built programs that never use the model).
-fn param_or_default(program: &Program, model: &str, name: &str) -> Result<f64, SimError> {
-    param(program, model, name).or_else(|e| {
-        crate::check::params::PARAMS.iter().find(|p| p.model == model && p.name == name).map(|p| p.default).ok_or(e)
-    })
-}
-
 /// `v / |v|`, or `None` for a zero (or degenerate) vector. Dividing (rather
 /// than multiplying by the reciprocal) keeps axis-aligned headings exact.
 fn unit(v: Vec2) -> Option<Vec2> {
@@ -320,16 +291,17 @@ impl<'p> Simulation<'p> {
         if !missing.is_empty() {
             return Err(SimError::NotImplemented(missing));
         }
-        let t_min = param(program, "space_colonization", "t_min")?;
+        let params = &program.params.space_colonization;
+        let t_min = params.t_min;
         let sc = paths::ScParams {
             tree: crate::plan::tree::TreeParams {
-                alpha: param_or_default(program, "space_colonization", "alpha")?,
-                action_radius: param_or_default(program, "space_colonization", "A_r")?,
-                restriction: param_or_default(program, "space_colonization", "restriction")?,
+                alpha: params.alpha,
+                action_radius: params.action_radius,
+                restriction: params.restriction,
             },
-            recompute: param_or_default(program, "space_colonization", "R_d")?,
-            max_iterations: param_or_default(program, "space_colonization", "max_iterations")? as u32,
-            w_max: param_or_default(program, "space_colonization", "w_max")?,
+            recompute: params.recompute_distance,
+            max_iterations: params.max_iterations as u32,
+            w_max: params.w_max,
         };
         let max_personal = program.populations.iter().map(|p| upper_bound(&p.personal_space)).fold(0.0, f64::max);
         let markers = markers::generate(&program.world, seed);
@@ -352,7 +324,7 @@ impl<'p> Simulation<'p> {
             if uses_reservation { sc.tree.alpha / 2.0 } else { sc.tree.action_radius.min(max_personal.max(0.1)) };
         let (markers, marker_grid) = markers.into_cell_order(radius.max(0.25));
         let escape_subjects = paths::escape_subjects(program);
-        let arrival = param(program, "motion", "arrival_radius")?;
+        let arrival = program.params.motion.arrival_radius;
         let header = &program.header;
         let dt = header.dt;
         let sps = 1.0 / dt;
@@ -372,19 +344,16 @@ impl<'p> Simulation<'p> {
             }) {
                 // `using astar grid X x Y` sets the grid's dimensions.
                 Some((nx, ny)) => crate::plan::astar::NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-                None => param_or_default(program, "semantic_groups", "astar_cell").unwrap_or(1.0),
+                None => program.params.semantic_groups.astar_cell,
             };
             crate::plan::astar::NodeGrid::new(&walk, Some(&markers), cell, max_radius)
         });
         let sg = groups::Sg::new(
             node_grid,
             program.world.bounds,
-            crate::behave::groups::Layout::new(
-                crate::behave::groups::SPACING,
-                param_or_default(program, "semantic_groups", "v_angle")?,
-            ),
-            param_or_default(program, "semantic_groups", "social_distance")?,
-            param_or_default(program, "semantic_groups", "core")?,
+            crate::behave::groups::Layout::new(crate::behave::groups::SPACING, program.params.semantic_groups.v_angle),
+            program.params.semantic_groups.social_distance,
+            program.params.semantic_groups.core,
         );
 
         let n_groups = program.groups.len() as u32;

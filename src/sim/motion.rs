@@ -41,7 +41,7 @@ impl Simulation<'_> {
             Goal::Object(o) => Some(self.program.objects[o.index()].position),
             Goal::Anchor(a) => {
                 let slot = self.anchor_slot[a as usize];
-                (slot != crate::trace::NONE && slot as usize != i).then(|| self.agents.pos[slot as usize])
+                (slot != crate::ir::NONE && slot as usize != i).then(|| self.agents.pos[slot as usize])
             }
         }
     }

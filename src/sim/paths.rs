@@ -13,12 +13,12 @@
 //!   per growth iteration.
 
 use super::motion::Plan;
-use super::rng::{stream, Entity, Purpose};
 use super::Simulation;
+use crate::ir::NONE;
 use crate::ir::{Action, MaskId, Shape, ShapeId, Subject, Vec2};
 use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
+use crate::rng::{stream, Entity, Purpose};
 use crate::steer::direct;
-use crate::trace::NONE;
 use crate::world::geometry::{bounding_box, contains};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
@@ -516,8 +516,7 @@ impl Simulation<'_> {
             walk.waited += 1;
             // Patience varies by agent so that agents blocking each other do not all turn at once.
             let base = if walk.urgent { URGENT_PATIENCE } else { PATIENCE };
-            let patience =
-                base * (0.5 + (crate::sim::rng::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
+            let patience = base * (0.5 + (crate::hash::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
             if f64::from(walk.waited) * self.dt >= patience {
                 walk.cut_ahead();
                 walk.avoid = true;

@@ -4,9 +4,9 @@
 //! draw is the same on every platform; a sample always lies in the
 //! distribution's stated range.
 
-use super::rng::Stream;
 use crate::ir::Dist;
 use crate::math;
+use crate::rng::Stream;
 
 /// Truncated normals resample at most this often, then clamp (a normal
 /// truncated this far into its tail is a scenario mistake, not a draw).
@@ -64,7 +64,7 @@ pub fn upper_bound(dist: &Dist) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::rng::{stream, Entity, Purpose};
+    use crate::rng::{stream, Entity, Purpose};
 
     fn rng() -> Stream {
         stream(5, Purpose::Body, Entity { population: 0, index: 0 }, 0)

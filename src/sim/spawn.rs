@@ -14,16 +14,16 @@
 //!   step, around its first member.
 
 use super::agents::{Goal, Membership, Mind, Newborn};
-use super::rng::{stream, Purpose, Stream};
 use super::sample::{choose, sample};
 use super::{SimError, Simulation, Team};
+use crate::ir::NONE;
 use crate::ir::{self, Leave, Place, PopulationId, Schedule, Vec2};
 use crate::math;
-use crate::trace::NONE;
+use crate::rng::{stream, Purpose, Stream};
 use crate::world::grid::Buckets;
 use crate::world::walkable::{accepts, candidate_point, reached};
 
-use super::AgentLog;
+use crate::trace::AgentLog;
 
 /// Spawn-point candidates tried before the run is stopped.
 const SPAWN_ATTEMPTS: u32 = 10_000;

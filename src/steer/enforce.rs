@@ -1,8 +1,8 @@
 //! Minimum-distance enforcement between agents (Treuille et al. 2006, as used
 //! by Rodrigues et al. 2010).
 
+use crate::hash::splitmix64;
 use crate::ir::Vec2;
-use crate::sim::rng::splitmix64;
 use crate::world::grid::Grid;
 
 /// Below this distance two agents count as coincident, m.

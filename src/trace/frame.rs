@@ -8,8 +8,7 @@ use std::io;
 
 use crate::ir::Vec2;
 
-/// "No value" in an index column (no group, no goal).
-pub const NONE: u32 = u32::MAX;
+pub use crate::ir::NONE;
 
 /// Display names behind the index columns of a frame.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -9,21 +9,12 @@
 use serde_json::{json, Map, Value};
 
 use super::float::format_f64;
+use crate::hash::fnv1a64;
 use crate::ir::{Program, Shape, Vec2, World};
 use crate::math;
 
 /// Segments used for a circle in the walkable-area outline.
 const CIRCLE_SEGMENTS: u32 = 64;
-
-/// FNV-1a, 64 bits.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
 
 /// What a run adds to the scenario's own description.
 #[derive(Clone, Debug)]
@@ -46,10 +37,10 @@ pub struct RunInfo<'a> {
 pub fn meta_json(program: &Program, info: &RunInfo<'_>) -> String {
     let h = &program.header;
     let mut params: Map<String, Value> = Map::new();
-    for (model, name, value) in &program.params.values {
-        let entry = params.entry(model.clone()).or_insert_with(|| Value::Object(Map::new()));
+    for (model, name, value) in program.params.values() {
+        let entry = params.entry(model).or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = entry {
-            m.insert(name.clone(), json!(value));
+            m.insert(name.into(), json!(value));
         }
     }
     let b = program.world.bounds;
@@ -176,12 +167,6 @@ fn polyline_outline(points: &[Vec2], half: f64) -> Option<Vec<Vec2>> {
 mod tests {
     use super::*;
     use crate::ir::{Markers, Obstacle, Rect};
-
-    #[test]
-    fn fnv_is_the_reference_function() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    }
 
     #[test]
     fn wkt_has_the_bounds_and_a_hole_per_obstacle() {

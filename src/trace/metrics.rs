@@ -9,10 +9,10 @@
 
 use std::fmt;
 
+use super::AgentLog;
 use crate::behave::groups::{forms_group, group_space, GroupSpace};
 use crate::ir::{AreaRef, Dist, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
 use crate::math;
-use crate::sim::AgentLog;
 use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
@@ -169,22 +169,6 @@ fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
         AreaRef::Space(s) => shape(&program.spaces[s.index()].shape),
         AreaRef::Mask(m) => on_mask(&program.world.masks[m.index()], p),
     }
-}
-
-/// A `semantic_groups` parameter of the program, or its default.
-fn sg_param(program: &Program, name: &str) -> f64 {
-    program
-        .params
-        .values
-        .iter()
-        .find(|(m, n, _)| m == "semantic_groups" && n == name)
-        .map(|(_, _, v)| *v)
-        .unwrap_or_else(|| {
-            crate::check::params::PARAMS
-                .iter()
-                .find(|p| p.model == "semantic_groups" && p.name == name)
-                .map_or(0.0, |p| p.default)
-        })
 }
 
 /// The smallest body a population's radius distribution gives, m. Used when
@@ -462,8 +446,8 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
             }
         },
         ExpectationKind::NeverInCore { who, groups } => {
-            let core = sg_param(program, "core");
-            let social = sg_param(program, "social_distance");
+            let core = program.params.semantic_groups.core;
+            let social = program.params.semantic_groups.social_distance;
             let fallback: Vec<f64>;
             let radius: &[f64] = match &rec.radius {
                 Some(r) => r,

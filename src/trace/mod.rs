@@ -14,6 +14,7 @@ pub mod csv;
 pub mod float;
 pub mod frame;
 pub mod golden;
+pub mod log;
 pub mod measure;
 pub mod meta;
 pub mod metrics;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use frame::{FrameView, Labels, Recorder, NONE};
+pub use log::AgentLog;
 
 /// Writes a file through a temporary name in the same folder, an fsync and a
 /// rename: an interrupted or failed write leaves the previous file (or none),

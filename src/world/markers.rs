@@ -29,14 +29,11 @@ use std::f64::consts::SQRT_2;
 
 use rayon::prelude::*;
 
-use crate::ir::{self, MarkerArea, MarkerMethod, Mask, MaskId, MaskKind, Rect, Shape, ShapeId, Vec2, World};
-use crate::sim::rng::{self, Entity, Purpose, Stream};
+use crate::ir::{self, MarkerArea, MarkerMethod, Mask, MaskId, MaskKind, Rect, Shape, ShapeId, Vec2, World, NONE};
+use crate::rng::{self, Entity, Purpose, Stream};
 use crate::world::geometry::{self, bounding_box, contains, signed_distance};
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
-
-/// "No shape" / "no mask" in the per-marker tags.
-pub const NONE: u32 = u32::MAX;
 
 /// Achieved dart-throwing density times `r²`: the disk radius for a requested
 /// density `d` is `r = sqrt(DART_PACKING / d)`, i.e. `d = 1 / (k r²)` with

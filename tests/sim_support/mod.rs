@@ -82,24 +82,14 @@ pub fn program(bounds: Rect, duration: f64) -> Program {
         populations: vec![],
         groups: vec![],
         behaviours: vec![seek_goal()],
-        params: Params {
-            values: vec![
-                ("motion".into(), "arrival_radius".into(), 0.3),
-                ("space_colonization".into(), "beta".into(), 0.05),
-                ("space_colonization".into(), "t_min".into(), 0.5),
-            ],
-        },
+        params: Params::default(),
         expectations: vec![],
         output: Output { columns: vec![] },
     }
 }
 
 pub fn set_param(p: &mut Program, model: &str, name: &str, value: f64) {
-    for (m, n, v) in &mut p.params.values {
-        if m == model && n == name {
-            *v = value;
-        }
-    }
+    assert!(p.params.set(model, name, value), "no parameter {model}.{name}");
 }
 
 /// Runs a program with `seed` (on `threads` workers, or the global pool) and returns the CSV bytes and the outcome.

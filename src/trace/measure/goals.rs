@@ -22,8 +22,6 @@ use super::motion::path_ratio;
 
 /// How far beyond the arrival radius an agent may stop and still have arrived, m.
 pub const ARRIVAL_SLACK: f64 = 2.0;
-/// The scenario-less arrival radius, m (the scenario default).
-pub const DEFAULT_ARRIVAL_RADIUS: f64 = 0.3;
 /// An agent is stuck if it moved less than this over its last [`STUCK_WINDOW`] s, m.
 pub const STUCK_DISTANCE: f64 = 0.5;
 /// s.

@@ -1,12 +1,12 @@
 //! Every metric of a run at once: the named summary values and the per-frame
 //! series that `crowd metrics` prints.
 
-use crate::ir::{Dist, Program, Rect, Vec2};
+use crate::ir::{Dist, Params, Program, Rect, Vec2};
 use crate::trace::metrics::{lane_order, min_distance};
 
 use super::area;
 use super::collide::{collisions, intrusions};
-use super::goals::{goals, targets, ARRIVAL_SLACK, DEFAULT_ARRIVAL_RADIUS};
+use super::goals::{goals, targets, ARRIVAL_SLACK};
 use super::groups;
 use super::load::{Trace, DEFAULT_RADIUS};
 use super::motion::{local_density, paths, stats, turning};
@@ -318,7 +318,9 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
     }
 
     // Goals.
-    let arrival = program.and_then(|p| p.params.get("motion", "arrival_radius")).unwrap_or(DEFAULT_ARRIVAL_RADIUS);
+    // Without a scenario, the parameters' defaults.
+    let params = program.map_or_else(Params::default, |p| p.params.clone());
+    let arrival = params.motion.arrival_radius;
     let reach = opts.goal_reach.unwrap_or(arrival + ARRIVAL_SLACK);
     let goal_info = targets(trace, program).map(|t| goals(trace, &t, reach));
     let no_goals = "no goal column and no --scenario goals";
@@ -439,8 +441,7 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
 
     // Groups.
     let formations = program.map(|p| groups::declared(trace, p)).unwrap_or_default();
-    let v_angle =
-        program.and_then(|p| p.params.get("semantic_groups", "v_angle")).unwrap_or(std::f64::consts::FRAC_PI_4);
+    let v_angle = params.semantic_groups.v_angle;
     let gf = groups::per_frame(trace, &formations, v_angle);
     for (row, g) in frames.iter_mut().zip(&gf) {
         row.cohesion = g.cohesion;

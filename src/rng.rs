@@ -10,6 +10,8 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+use crate::hash::{fnv1a64, splitmix64};
+
 /// What a stream is for. The discriminants are part of the determinism
 /// contract: changing one changes every trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,15 +54,7 @@ pub struct Entity {
 /// unique), not its position in the file, so declaring another population
 /// before it changes none of its draws.
 pub fn population_key(name: &str) -> u64 {
-    crate::trace::meta::fnv1a64(name.as_bytes())
-}
-
-/// The splitmix64 finaliser: a fixed bijective mixer of 64-bit words.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    fnv1a64(name.as_bytes())
 }
 
 /// The stream for one (seed, purpose, entity, draw).
