@@ -22,3 +22,4 @@ pub mod world;
 
 pub use check::{compile, Compiled};
 pub use diag::{Diagnostic, Severity, SourceFile};
+pub use sim::{run, Run};

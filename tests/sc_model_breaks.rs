@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crowd::diag::SourceFile;
 use crowd::ir::{Action, BehaviourBody, Program};
-use crowd::sim::Simulation;
+use crowd::sim::labels;
 use crowd::trace::csv::CsvWriter;
 use crowd::trace::metrics::evaluate;
 use crowd::trace::read::Recorded;
@@ -20,13 +20,8 @@ fn compile(rel: &str) -> Program {
 /// The expectations that fail, as text.
 fn failures(program: &Program) -> Vec<String> {
     let mut bytes = Vec::new();
-    let mut sim = Simulation::new(program, program.header.seed).expect("runs");
-    let mut csv = CsvWriter::new(&mut bytes, sim.labels(), &program.output.columns, None).expect("header");
-    sim.start(&mut csv).expect("starts");
-    while !sim.finished() {
-        sim.step(&mut csv).expect("steps");
-    }
-    let outcome = sim.finish();
+    let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
+    let outcome = crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
     drop(csv);
     let rec = Recorded::parse(&bytes, program).expect("trace reads back");
     evaluate(program, &rec, &outcome.log).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()

@@ -18,7 +18,7 @@ use super::run::{sim_failure, write_meta, writing_failure};
 use super::{load, Failure};
 use crate::diag::SourceFile;
 use crate::ir::Program;
-use crate::sim::{self, SimError, Simulation};
+use crate::sim::{self, Run, SimError};
 use crate::trace::csv::CsvWriter;
 use crate::trace::float::format_f64;
 use crate::trace::frame::Both;
@@ -76,7 +76,7 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     let (file, compiled) = load(&args.file)?;
     let program = &compiled.program;
     // Refuse unimplemented models once, before any run.
-    Simulation::new(program, 0).map_err(sim_failure)?;
+    sim::runnable(program).map_err(sim_failure)?;
     fs::create_dir_all(&args.out).map_err(|e| Failure::io(format!("cannot create {}: {e}", args.out.display())))?;
     let seeds: Vec<u64> = (args.seeds.first..=args.seeds.last).collect();
     let results: Vec<Result<(Vec<f64>, bool), Failure>> = sim::with_threads(args.jobs.map(usize::from), || {
@@ -144,17 +144,11 @@ fn one_seed(
     let mut summary = Summary::for_program(program);
     let mut result = None;
     write_atomic_with(&csv_path, |w| -> Result<(), SimError> {
-        let mut sim = Simulation::new(program, seed)?;
+        let mut csv = CsvWriter::new(w, &sim::labels(program), &program.output.columns, precision)?;
         // The seeds' runs share the pool.
-        sim.share_pool();
-        let mut csv = CsvWriter::new(w, sim.labels(), &program.output.columns, precision)?;
-        let mut both = Both(&mut csv, &mut summary);
-        sim.start(&mut both)?;
-        while !sim.finished() {
-            sim.step(&mut both)?;
-        }
-        let rows = csv.rows();
-        result = Some((sim.finish(), rows));
+        let run = Run { shares_pool: true, ..Run::new(program, seed) };
+        let outcome = run.go(&mut Both(&mut csv, &mut summary), &mut |_, _| {})?;
+        result = Some((outcome, csv.rows()));
         Ok(())
     })
     .map_err(writing_failure(&csv_path))?;

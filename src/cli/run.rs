@@ -10,7 +10,7 @@ use clap::Args;
 use super::{default_trace_path, load, Failure};
 use crate::diag::SourceFile;
 use crate::ir::Program;
-use crate::sim::{self, Outcome, SimError, Simulation};
+use crate::sim::{self, Outcome, SimError};
 use crate::trace::csv::record_to;
 use crate::trace::meta::{meta_json, RunInfo};
 use crate::trace::{meta_path, write_atomic, write_atomic_with};
@@ -108,11 +108,11 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let threads = args.threads.map(usize::from);
     let report = sim::with_threads(threads, || -> Result<Report, Failure> {
         let start = Instant::now();
-        let mut sim = Simulation::new(program, seed).map_err(sim_failure)?;
+        sim::runnable(program).map_err(sim_failure)?;
         if to_stdout {
             // Not a lock: the trace is written from another thread.
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout());
-            let (outcome, rows, drain) = simulate(&mut sim, &mut w, program, args.precision).map_err(sim_failure)?;
+            let (outcome, rows, drain) = simulate(program, seed, &mut w, args.precision).map_err(sim_failure)?;
             let t = Instant::now();
             w.flush().map_err(|e| Failure::io(format!("cannot write the trace: {e}")))?;
             Ok(Report { outcome, rows, wall: start.elapsed(), finish: drain + t.elapsed() })
@@ -121,7 +121,7 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
             let mut finish_from = Instant::now();
             let mut drain = Duration::ZERO;
             write_atomic_with(&out, |w| -> Result<(), SimError> {
-                let (outcome, rows, d) = simulate(&mut sim, w, program, args.precision)?;
+                let (outcome, rows, d) = simulate(program, seed, w, args.precision)?;
                 finish_from = Instant::now();
                 drain = d;
                 result = Some((outcome, rows));
@@ -157,23 +157,18 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
 /// the outcome, the number of rows written and how long the writing took to
 /// finish once the simulation had.
 fn simulate(
-    sim: &mut Simulation<'_>,
-    w: &mut (dyn Write + Send),
     program: &Program,
+    seed: u64,
+    w: &mut (dyn Write + Send),
     precision: Option<u8>,
 ) -> Result<(Outcome, u64, Duration), SimError> {
-    let labels = sim.labels().clone();
     let mut ended = None;
-    let (outcome, rows) = record_to(w, &labels, &program.output.columns, precision, |csv| {
-        let mut progress = Progress::new(sim.total_steps());
-        sim.start(csv)?;
-        while !sim.finished() {
-            sim.step(csv)?;
-            progress.tick(sim.steps_done());
-        }
+    let (outcome, rows) = record_to(w, &sim::labels(program), &program.output.columns, precision, |csv| {
+        let mut progress = Progress::new(program.header.steps());
+        let outcome = crate::run(program, seed, csv, &mut |done, _| progress.tick(done))?;
         progress.done();
         ended = Some(Instant::now());
-        Ok::<_, SimError>(sim.finish())
+        Ok::<_, SimError>(outcome)
     })?;
     Ok((outcome, rows, ended.map_or(Duration::ZERO, |t| t.elapsed())))
 }

@@ -13,7 +13,7 @@ use clap::Args;
 
 use super::run::sim_failure;
 use super::{load, Failure};
-use crate::sim::{self, Simulation};
+use crate::sim;
 use crate::trace::csv::CsvWriter;
 use crate::trace::golden::compare;
 use crate::trace::metrics::evaluate;
@@ -85,13 +85,8 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<
     let program = &compiled.program;
     let mut bytes = Vec::new();
     let outcome = (|| {
-        let mut sim = Simulation::new(program, program.header.seed)?;
-        let mut csv = CsvWriter::new(&mut bytes, sim.labels(), &program.output.columns, None)?;
-        sim.start(&mut csv)?;
-        while !sim.finished() {
-            sim.step(&mut csv)?;
-        }
-        Ok(sim.finish())
+        let mut csv = CsvWriter::new(&mut bytes, &sim::labels(program), &program.output.columns, None)?;
+        crate::run(program, program.header.seed, &mut csv, &mut |_, _| {})
     })()
     .map_err(|e: sim::SimError| vec![sim_failure(e).message])?;
 

@@ -266,7 +266,7 @@ impl Simulation<'_> {
                         others.push(Disc { centre: v.space.centre, radius: v.space.core_radius(self.sg.core) });
                     }
                 }
-                let free = FreeSpace { walk: Some(&self.walk), others: &others };
+                let free = FreeSpace { walk: Some(&self.space), others: &others };
                 bg::choose_formation(nm, &layout, radius, &ahead, &free)
             }
         };

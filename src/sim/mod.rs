@@ -35,7 +35,7 @@ mod motion;
 mod paths;
 pub mod sample;
 mod spawn;
-mod team;
+mod workers;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -61,6 +61,8 @@ const CELLS_PER_AGENT: u64 = 4;
 /// Wall-clock time spent in each phase of the pipeline.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PhaseTimes {
+    /// Preparing the run: the walkable space, the markers and their index, planners' grids.
+    pub setup: Duration,
     pub spawn: Duration,
     pub perceive: Duration,
     /// Decide, plan, steer, resolve and integrate, which run together agent by agent.
@@ -221,7 +223,8 @@ pub struct Simulation<'p> {
     step: u64,
     frame: u64,
     started: bool,
-    walk: Walkable,
+    /// Where bodies may stand: the world minus its obstacles.
+    space: Walkable,
     grid: Grid,
     agents: Agents,
     pops: Vec<PopState>,
@@ -248,12 +251,11 @@ pub struct Simulation<'p> {
     leaving_label: u32,
     idle_label: u32,
     goal_points: Vec<Vec2>,
-    labels: Labels,
     next_id: u32,
     next_group_number: u32,
     log: Vec<AgentLog>,
     scratch: Scratch,
-    team: team::Team,
+    workers: workers::Workers,
     times: PhaseTimes,
     agent_steps: u64,
     /// The world's markers and their spatial index (space colonization).
@@ -287,10 +289,7 @@ impl<'p> Simulation<'p> {
     /// Prepares a run of `program` with `seed`; refuses scenarios that need
     /// models the executor does not have.
     pub fn new(program: &'p Program, seed: u64) -> Result<Self, SimError> {
-        let missing = models::unimplemented(program);
-        if !missing.is_empty() {
-            return Err(SimError::NotImplemented(missing));
-        }
+        runnable(program)?;
         let params = &program.params.space_colonization;
         let t_min = params.t_min;
         let sc = paths::ScParams {
@@ -332,7 +331,7 @@ impl<'p> Simulation<'p> {
 
         let max_radius = program.populations.iter().map(|p| upper_bound(&p.radius)).fold(0.0, f64::max);
         let max_step = program.populations.iter().map(|p| upper_bound(&p.speed)).fold(0.0, f64::max) * dt;
-        let walk = Walkable::new(&program.world, max_radius + max_step + t_min);
+        let space = Walkable::new(&program.world, max_radius + max_step + t_min);
         let max_agents: u64 = program.populations.iter().map(|p| u64::from(p.max_count())).sum();
         let grid = Grid::new(program.world.bounds, t_min, (max_agents * CELLS_PER_AGENT).max(4096));
         let node_grid = uses_astar.then(|| {
@@ -346,7 +345,7 @@ impl<'p> Simulation<'p> {
                 Some((nx, ny)) => crate::plan::astar::NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
                 None => program.params.semantic_groups.astar_cell,
             };
-            crate::plan::astar::NodeGrid::new(&walk, Some(&markers), cell, max_radius)
+            crate::plan::astar::NodeGrid::new(&space, Some(&markers), cell, max_radius)
         });
         let sg = groups::Sg::new(
             node_grid,
@@ -396,18 +395,14 @@ impl<'p> Simulation<'p> {
             .filter(|&p| pops[p].follows.is_none())
             .chain((0..pops.len()).filter(|&p| pops[p].follows.is_some()))
             .collect();
-        let mut labels = Labels {
-            populations: program.populations.iter().map(|p| p.name.clone()).collect(),
-            modes: Vec::new(),
-            goals: Vec::new(),
-        };
         let mut mode_offset = Vec::with_capacity(program.behaviours.len());
+        let mut modes = 0;
         for b in &program.behaviours {
-            mode_offset.push(labels.modes.len() as u32);
-            match &b.body {
-                BehaviourBody::Rules(rules) => labels.modes.extend(rules.iter().map(|r| r.name.clone())),
-                BehaviourBody::States(states) => labels.modes.extend(states.iter().map(|s| s.name.clone())),
-            }
+            mode_offset.push(modes);
+            modes += match &b.body {
+                BehaviourBody::Rules(rules) => rules.len() as u32,
+                BehaviourBody::States(states) => states.len() as u32,
+            };
         }
         let fixed_mode = program
             .behaviours
@@ -422,21 +417,10 @@ impl<'p> Simulation<'p> {
             .iter()
             .map(|b| decide::actions_of(&b.body).any(|a| matches!(a, crate::ir::Action::PickGoal)))
             .collect();
-        let leaving_label = labels.modes.len() as u32;
-        labels.modes.push("leaving".into());
-        let idle_label = labels.modes.len() as u32;
-        labels.modes.push("idle".into());
-
+        // `labels` lists the executor's own modes after the behaviours'.
+        let (leaving_label, idle_label) = (modes, modes + 1);
         let anchors = decide::anchor_subjects(program);
         let goal_points = decide::goal_points(program);
-        labels.goals.extend(program.world.regions.iter().map(|r| r.name.clone()));
-        labels.goals.extend(program.objects.iter().map(|o| o.name.clone()));
-        labels.goals.extend(anchors.iter().map(|s| decide::subject_label(program, *s)));
-        labels.goals.extend(
-            goal_points.iter().map(|p| {
-                format!("({} {})", crate::trace::float::format_f64(p.x), crate::trace::float::format_f64(p.y))
-            }),
-        );
 
         let mut sim = Simulation {
             program,
@@ -451,7 +435,7 @@ impl<'p> Simulation<'p> {
             step: 0,
             frame: 0,
             started: false,
-            walk,
+            space,
             grid,
             agents: Agents::default(),
             pops,
@@ -469,12 +453,11 @@ impl<'p> Simulation<'p> {
             leaving_label,
             idle_label,
             goal_points,
-            labels,
             next_id: 0,
             next_group_number: n_groups,
             log: Vec::new(),
             scratch: Scratch::default(),
-            team: team::Team::default(),
+            workers: workers::Workers::default(),
             times: PhaseTimes::default(),
             agent_steps: 0,
             held: vec![NONE; if uses_reservation { markers.len() } else { 0 }],
@@ -491,11 +474,6 @@ impl<'p> Simulation<'p> {
         };
         sim.plan_teams();
         Ok(sim)
-    }
-
-    /// Display names behind the trace's index columns.
-    pub fn labels(&self) -> &Labels {
-        &self.labels
     }
 
     pub fn total_steps(&self) -> u64 {
@@ -552,7 +530,7 @@ impl<'p> Simulation<'p> {
     /// without work, instead of keeping them awake for the next pass: for
     /// when several simulations run on one pool at once.
     pub fn share_pool(&mut self) {
-        self.team.share_pool();
+        self.workers.share_pool();
     }
 
     /// Advances one step, recording a frame when the record rate says so.
@@ -676,7 +654,7 @@ impl<'p> Simulation<'p> {
             key: &mut s.keys,
             walk: &mut walks,
         };
-        self.team.for_each(slots.chunks(CHUNK), |k, c| {
+        self.workers.for_each(slots.chunks(CHUNK), |k, c| {
             for j in 0..c.arrived.len() {
                 let i = k * CHUNK + j;
                 // The agent's own last velocity, heading and plan are read
@@ -792,22 +770,85 @@ impl<'p> Simulation<'p> {
     }
 }
 
-/// Runs `program` with `seed` to the end, handing frames to `recorder` and
-/// reporting `(steps done, total steps)` to `progress` after every step.
+/// Display names behind a trace's index columns: the populations, the
+/// behaviours' modes then the executor's own (`leaving`, `idle`), and the
+/// goals. Known before a run starts, so a recorder can write them first.
+pub fn labels(program: &Program) -> Labels {
+    let mut modes = Vec::new();
+    for b in &program.behaviours {
+        match &b.body {
+            BehaviourBody::Rules(rules) => modes.extend(rules.iter().map(|r| r.name.clone())),
+            BehaviourBody::States(states) => modes.extend(states.iter().map(|s| s.name.clone())),
+        }
+    }
+    modes.push("leaving".into());
+    modes.push("idle".into());
+    let mut goals: Vec<String> = program.world.regions.iter().map(|r| r.name.clone()).collect();
+    goals.extend(program.objects.iter().map(|o| o.name.clone()));
+    goals.extend(decide::anchor_subjects(program).iter().map(|s| decide::subject_label(program, *s)));
+    goals.extend(
+        decide::goal_points(program)
+            .iter()
+            .map(|p| format!("({} {})", crate::trace::float::format_f64(p.x), crate::trace::float::format_f64(p.y))),
+    );
+    Labels { populations: program.populations.iter().map(|p| p.name.clone()).collect(), modes, goals }
+}
+
+/// Refuses, with one line per use, a scenario that needs models the
+/// executor does not have; runs nothing.
+pub fn runnable(program: &Program) -> Result<(), SimError> {
+    let missing = models::unimplemented(program);
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError::NotImplemented(missing))
+    }
+}
+
+/// A run to make: a program, a seed, and whether it shares the thread pool
+/// with other runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'p> {
+    pub program: &'p Program,
+    pub seed: u64,
+    /// Other runs use the pool at the same time (`crowd batch`): helper
+    /// threads sleep as soon as a pass leaves them without work.
+    pub shares_pool: bool,
+}
+
+impl<'p> Run<'p> {
+    pub fn new(program: &'p Program, seed: u64) -> Run<'p> {
+        Run { program, seed, shares_pool: false }
+    }
+
+    /// Runs to the end, handing frames to `recorder` (frame 0 is the initial
+    /// state) and reporting `(steps done, total steps)` to `progress` after
+    /// every step.
+    pub fn go(self, recorder: &mut dyn Recorder, progress: &mut dyn FnMut(u64, u64)) -> Result<Outcome, SimError> {
+        let t0 = Instant::now();
+        let mut sim = Simulation::new(self.program, self.seed)?;
+        sim.times.setup = t0.elapsed();
+        if self.shares_pool {
+            sim.share_pool();
+        }
+        sim.start(recorder)?;
+        let total = sim.total_steps();
+        while !sim.finished() {
+            sim.step(recorder)?;
+            progress(sim.steps_done(), total);
+        }
+        Ok(sim.finish())
+    }
+}
+
+/// Runs `program` with `seed` to the end: [`Run::go`] on a run of its own.
 pub fn run(
     program: &Program,
     seed: u64,
     recorder: &mut dyn Recorder,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Outcome, SimError> {
-    let mut sim = Simulation::new(program, seed)?;
-    sim.start(recorder)?;
-    let total = sim.total_steps();
-    while !sim.finished() {
-        sim.step(recorder)?;
-        progress(sim.steps_done(), total);
-    }
-    Ok(sim.finish())
+    Run::new(program, seed).go(recorder, progress)
 }
 
 /// Runs `f` on a pool of `threads` worker threads (`None`: rayon's global pool).

@@ -96,7 +96,7 @@ impl Simulation<'_> {
         // Rodrigues et al. 2010, Eq. 9: p(t+1) = p(t) + β d/|d| + d_enf(p(t)).
         let moved = p + desired + push;
         if moved.is_finite() {
-            self.walk.project(moved, p, self.agents.radius[i])
+            self.space.project(moved, p, self.agents.radius[i])
         } else {
             moved
         }

@@ -499,7 +499,7 @@ impl Simulation<'_> {
                 let m = m as usize;
                 (!disjoint || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
             };
-            let field = Field { index: &self.marker_grid, walk: &self.walk, clearance: self.agents.radius[i], usable };
+            let field = Field { index: &self.marker_grid, walk: &self.space, clearance: self.agents.radius[i], usable };
             let mut rng = stream(self.seed, Purpose::TreeGrowth, self.entity_of(i), walk.draws);
             walk.draws += 1;
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
@@ -548,7 +548,7 @@ impl Simulation<'_> {
                 Lure::Goal(g) if walk.done => {
                     if reserve {
                         // The last leg is reserved like any segment: the goal becomes the next node.
-                        if pos.distance(g) > beta && self.walk.segment_clear(tree.pos(walk.at), g, 0.0) {
+                        if pos.distance(g) > beta && self.space.segment_clear(tree.pos(walk.at), g, 0.0) {
                             walk.next = tree.push_child(walk.at, g);
                             walk.granted = false;
                         }
@@ -578,7 +578,7 @@ impl Simulation<'_> {
             tree.forget_behind(at, KEEP_BEHIND, &mut [&mut walk.at]);
         } else if pos.distance(tree.pos(walk.at)) > beta
             && !on_segment(pos, tree.pos(walk.at), node)
-            && !self.walk.segment_clear(pos, node, self.agents.radius[i])
+            && !self.space.segment_clear(pos, node, self.agents.radius[i])
         {
             // Pushed off the path behind an obstacle: back to the node walked from.
             return Plan { target: tree.pos(walk.at), active: true, direct: None, enforce: !reserve };
@@ -605,7 +605,7 @@ impl Simulation<'_> {
                 let s = s * side;
                 let d = Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c);
                 let cand = from + d * params.alpha;
-                if !self.walk.segment_clear(from, cand, radius) {
+                if !self.space.segment_clear(from, cand, radius) {
                     continue;
                 }
                 let mut free = true;

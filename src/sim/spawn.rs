@@ -360,7 +360,7 @@ impl Simulation<'_> {
             let r = within * rng.unit().sqrt();
             let a = std::f64::consts::TAU * rng.unit();
             let q = center + Vec2::new(math::cos(a), math::sin(a)) * r;
-            let ok = self.walk.is_clear(q, radius) && (attempt >= NEAR_ATTEMPTS / 2 || self.apart(q, radius, placed));
+            let ok = self.space.is_clear(q, radius) && (attempt >= NEAR_ATTEMPTS / 2 || self.apart(q, radius, placed));
             ok.then_some(q)
         })
     }
@@ -369,8 +369,8 @@ impl Simulation<'_> {
     fn place(&self, pop: &ir::Population, radius: f64, rng: &mut Stream, placed: &Buckets) -> Result<Vec2, SimError> {
         match &pop.spawn {
             Place::Point(q) => {
-                let q = if self.walk.is_clear(*q, radius) { *q } else { self.walk.project(*q, *q, radius) };
-                if self.walk.is_clear(q, radius) {
+                let q = if self.space.is_clear(*q, radius) { *q } else { self.space.project(*q, *q, radius) };
+                if self.space.is_clear(q, radius) {
                     Ok(q)
                 } else {
                     Err(SimError::Spawn {
@@ -396,12 +396,12 @@ impl Simulation<'_> {
                     if !accepts(&region.shape, q) {
                         continue;
                     }
-                    if self.walk.is_clear(q, radius) && (attempt >= APART_ATTEMPTS || self.apart(q, radius, placed)) {
+                    if self.space.is_clear(q, radius) && (attempt >= APART_ATTEMPTS || self.apart(q, radius, placed)) {
                         return Ok(q);
                     }
                     if attempt >= STRICT_ATTEMPTS {
-                        let nudged = self.walk.project(q, q, radius);
-                        if nudged.distance(q) <= 2.0 * radius && self.walk.is_clear(nudged, radius) {
+                        let nudged = self.space.project(q, q, radius);
+                        if nudged.distance(q) <= 2.0 * radius && self.space.is_clear(nudged, radius) {
                             return Ok(nudged);
                         }
                     }

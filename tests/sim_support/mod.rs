@@ -96,13 +96,8 @@ pub fn set_param(p: &mut Program, model: &str, name: &str, value: f64) {
 pub fn run_with(program: &Program, seed: u64, threads: Option<usize>) -> Result<(Vec<u8>, Outcome), SimError> {
     sim::with_threads(threads, || {
         let mut bytes = Vec::new();
-        let mut s = sim::Simulation::new(program, seed)?;
-        let mut csv = CsvWriter::new(&mut bytes, s.labels(), &program.output.columns, None)?;
-        s.start(&mut csv)?;
-        while !s.finished() {
-            s.step(&mut csv)?;
-        }
-        let outcome = s.finish();
+        let mut csv = CsvWriter::new(&mut bytes, &sim::labels(program), &program.output.columns, None)?;
+        let outcome = crowd::run(program, seed, &mut csv, &mut |_, _| {})?;
         drop(csv);
         Ok((bytes, outcome))
     })

@@ -21,19 +21,19 @@ const HOLD: Duration = Duration::from_millis(2);
 
 /// Runs passes on the current rayon pool. One per simulation.
 #[derive(Debug)]
-pub struct Team {
+pub struct Workers {
     /// Counts passes started; a waiting helper stops waiting when it moves.
     epoch: Arc<AtomicU64>,
     keep_awake: bool,
 }
 
-impl Default for Team {
+impl Default for Workers {
     fn default() -> Self {
-        Team { epoch: Arc::default(), keep_awake: true }
+        Workers { epoch: Arc::default(), keep_awake: true }
     }
 }
 
-impl Team {
+impl Workers {
     /// Calls `f(k, chunk)` for every chunk, on every thread of the pool, and
     /// returns when all have returned.
     pub fn for_each<T: Send>(&self, chunks: Vec<T>, f: impl Fn(usize, T) + Sync) {
@@ -120,7 +120,7 @@ impl Drop for Done<'_> {
     }
 }
 
-impl Drop for Team {
+impl Drop for Workers {
     fn drop(&mut self) {
         // Releases helpers still waiting for a next pass.
         self.epoch.fetch_add(1, Ordering::AcqRel);
@@ -138,12 +138,12 @@ mod tests {
     #[test]
     fn every_chunk_runs_once_with_its_index() {
         for threads in [1, 2, 8] {
-            let team = Team::default();
+            let workers = Workers::default();
             let mut out = vec![0u32; 1000];
             pool(threads).install(|| {
                 for pass in 1..=5 {
                     let chunks: Vec<&mut [u32]> = out.chunks_mut(7).collect();
-                    team.for_each(chunks, |k, c| {
+                    workers.for_each(chunks, |k, c| {
                         for (j, x) in c.iter_mut().enumerate() {
                             *x += (k * 7 + j) as u32 * pass;
                         }
@@ -156,10 +156,10 @@ mod tests {
 
     #[test]
     fn a_panic_in_a_chunk_reaches_the_caller() {
-        let team = Team::default();
+        let workers = Workers::default();
         let caught = pool(2).install(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                team.for_each((0..64).collect(), |k, _: usize| assert!(k != 40, "chunk 40"));
+                workers.for_each((0..64).collect(), |k, _: usize| assert!(k != 40, "chunk 40"));
             }))
         });
         assert!(caught.is_err());
