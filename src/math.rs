@@ -1,4 +1,4 @@
-//! Portable float functions.
+//! Portable float functions, and unit vectors.
 //!
 //! The determinism contract allows only `+ - * / sqrt` from the hardware;
 //! every transcendental function goes through `libm`, one pure-Rust
@@ -32,4 +32,13 @@ pub fn acos(x: f64) -> f64 {
 #[inline]
 pub fn pow(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
+}
+
+/// `v / |v|`, or `None` for a zero (or degenerate) vector. Dividing (rather
+/// than multiplying by the reciprocal) keeps axis-aligned headings exact.
+#[inline]
+pub fn unit(v: crate::ir::Vec2) -> Option<crate::ir::Vec2> {
+    let len = v.length();
+    let u = v / len;
+    (len > 0.0 && u.is_finite()).then_some(u)
 }

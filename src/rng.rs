@@ -40,6 +40,31 @@ pub enum Purpose {
     Formation = 10,
 }
 
+/// How many streams an agent has drawn for each purpose over its life: the
+/// draw number of its next one. Kept by the agent whatever drives it, so a
+/// stream is never drawn twice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Draws([u32; Purpose::Formation as usize + 1]);
+
+impl Draws {
+    /// The draw number of the next stream for `purpose`, counting it.
+    pub fn next(&mut self, purpose: Purpose) -> u64 {
+        let n = &mut self.0[purpose as usize];
+        *n += 1;
+        u64::from(*n - 1)
+    }
+
+    /// Streams drawn so far for `purpose`.
+    pub fn count(&self, purpose: Purpose) -> u32 {
+        self.0[purpose as usize]
+    }
+
+    /// Sets the count for `purpose` (an agent adopting its group's draws).
+    pub fn set(&mut self, purpose: Purpose, n: u32) {
+        self.0[purpose as usize] = n;
+    }
+}
+
 /// Who draws: the `index`-th agent of the population whose key is
 /// `population` (or the population itself for per-population purposes, with
 /// index 0).

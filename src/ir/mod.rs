@@ -405,6 +405,36 @@ pub enum BehaviourBody {
     States(Vec<State>),
 }
 
+impl BehaviourBody {
+    /// Every action of every rule or state, in declaration order.
+    pub fn actions(&self) -> impl Iterator<Item = &Action> {
+        let (rules, states) = match self {
+            BehaviourBody::Rules(r) => (&r[..], &[][..]),
+            BehaviourBody::States(s) => (&[][..], &s[..]),
+        };
+        rules.iter().flat_map(|r| r.actions.iter()).chain(states.iter().flat_map(|s| s.actions.iter()))
+    }
+
+    /// The actions of mode `mode` (a rule or state index; none for [`NONE`]).
+    pub fn mode_actions(&self, mode: u32) -> &[Action] {
+        if mode == NONE {
+            return &[];
+        }
+        match self {
+            BehaviourBody::Rules(r) => &r[mode as usize].actions,
+            BehaviourBody::States(s) => &s[mode as usize].actions,
+        }
+    }
+
+    /// How many modes (rules or states) it has.
+    pub fn modes(&self) -> usize {
+        match self {
+            BehaviourBody::Rules(r) => r.len(),
+            BehaviourBody::States(s) => s.len(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
     pub name: String,
@@ -569,6 +599,27 @@ impl Action {
             Action::Flee { .. } => "flee",
             Action::Evacuate { .. } => "evacuate",
             Action::SetFormation(_) => "group formation",
+        }
+    }
+
+    /// How the action reads in a scenario, for messages.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Action::Seek { .. } => "seek",
+            Action::Wander => "wander",
+            Action::Dwell(_) => "dwell",
+            Action::PickGoal => "pick goal",
+            Action::Pursue { .. } => "pursue",
+            Action::Surround { .. } => "surround",
+            Action::Escape { .. } => "escape",
+            Action::Form { .. } => "form",
+            Action::Align { .. } => "align",
+            Action::Follow { .. } => "follow",
+            Action::Flock { .. } => "flock",
+            Action::Hunt { .. } => "hunt",
+            Action::Flee { .. } => "flee",
+            Action::Evacuate { .. } => "evacuate",
+            Action::SetFormation(_) => "formation",
         }
     }
 }

@@ -1,12 +1,12 @@
-//! The agents' state, one array per attribute (structure of arrays).
+//! The agents' core state, one array per attribute (structure of arrays),
+//! and the teams they belong to. What a model keeps for an agent it drives
+//! is the model's own (see `models`).
 //!
 //! Invariants: every array has one entry per live agent; agents are in
 //! increasing id order (new agents get the next id and are appended, removal
 //! keeps the order), so a frame is already sorted for the trace.
 
-use super::paths::{Drive, Walk};
-use crate::ir::NONE;
-use crate::ir::{ObjectId, PopulationId, RegionId, Vec2};
+use crate::ir::{ObjectId, PopulationId, RegionId, Vec2, NONE};
 
 /// A goal an agent holds (its own goal, or what it currently seeks).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub(crate) struct Membership {
     /// Population index and the agent's index within it (its random entity).
     pub population: PopulationId,
     pub index: u32,
-    /// Index of the agent's (procedural or solo) group in the run's group table.
+    /// Index of the agent's (procedural or solo) team in the run's team table.
     pub team: u32,
 }
 
@@ -46,10 +46,26 @@ pub(crate) struct Mind {
     pub aim_is_own_goal: bool,
     /// The current mode's goal pick is done.
     pub picked: bool,
-    pub dwell_draws: u32,
-    pub target_draws: u32,
     /// Goal picks this agent has taken part in (its team's pick counter when in sync).
     pub picks: u32,
+}
+
+/// A procedural group, or a solo agent's own one-member team.
+#[derive(Clone, Debug)]
+pub(crate) struct Team {
+    pub population: u32,
+    pub first: u32,
+    pub size: u32,
+    /// Trace group number, `NONE` for a solo agent.
+    pub number: u32,
+    /// Goal picks made for the team so far, and the latest.
+    pub picks: u32,
+    pub pick: Goal,
+    /// Where the first member appeared.
+    pub spawned_at: Vec2,
+    /// Dwells drawn for the team so far, and when the latest ends, s.
+    pub dwells: u32,
+    pub dwell_end: f64,
 }
 
 #[derive(Default)]
@@ -85,9 +101,6 @@ pub(crate) struct Agents {
     /// pass moves it without deciding again.
     pub fresh: Vec<bool>,
     pub mind: Vec<Mind>,
-    /// How the current mode moves the agent, and its path state.
-    pub drive: Vec<Drive>,
-    pub walk: Vec<Walk>,
 }
 
 /// The attributes of a new agent.
@@ -128,40 +141,38 @@ impl Agents {
         self.settled.push(false);
         self.fresh.push(true);
         self.mind.push(a.mind);
-        self.drive.push(Drive::Straight);
-        self.walk.push(Walk::default());
     }
 
     /// Keeps the agents whose `keep` entry is true, in order.
     pub fn retain(&mut self, keep: &[bool]) {
-        fn by<T>(v: &mut Vec<T>, keep: &[bool]) {
-            let mut i = 0;
-            v.retain(|_| {
-                i += 1;
-                keep[i - 1]
-            });
-        }
-        by(&mut self.id, keep);
-        by(&mut self.population, keep);
-        by(&mut self.group, keep);
-        by(&mut self.pos, keep);
-        by(&mut self.vel, keep);
-        by(&mut self.ori, keep);
-        by(&mut self.speed, keep);
-        by(&mut self.radius, keep);
-        by(&mut self.personal, keep);
-        by(&mut self.mode_label, keep);
-        by(&mut self.goal_label, keep);
-        by(&mut self.formation, keep);
-        by(&mut self.target, keep);
-        by(&mut self.active, keep);
-        by(&mut self.aim, keep);
-        by(&mut self.arrived, keep);
-        by(&mut self.leaving, keep);
-        by(&mut self.settled, keep);
-        by(&mut self.fresh, keep);
-        by(&mut self.mind, keep);
-        by(&mut self.drive, keep);
-        by(&mut self.walk, keep);
+        retain(&mut self.id, keep);
+        retain(&mut self.population, keep);
+        retain(&mut self.group, keep);
+        retain(&mut self.pos, keep);
+        retain(&mut self.vel, keep);
+        retain(&mut self.ori, keep);
+        retain(&mut self.speed, keep);
+        retain(&mut self.radius, keep);
+        retain(&mut self.personal, keep);
+        retain(&mut self.mode_label, keep);
+        retain(&mut self.goal_label, keep);
+        retain(&mut self.formation, keep);
+        retain(&mut self.target, keep);
+        retain(&mut self.active, keep);
+        retain(&mut self.aim, keep);
+        retain(&mut self.arrived, keep);
+        retain(&mut self.leaving, keep);
+        retain(&mut self.settled, keep);
+        retain(&mut self.fresh, keep);
+        retain(&mut self.mind, keep);
     }
+}
+
+/// Keeps the entries of `v` whose `keep` entry is true, in order.
+pub(crate) fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }

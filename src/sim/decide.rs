@@ -25,12 +25,14 @@
 //! within `t_min + arrival_radius` of it (they cannot get closer).
 
 use super::agents::Goal;
+use super::models::Models;
+use super::motion;
 use super::sample::sample;
-use super::{unit, SimError, Simulation};
-use crate::ir::NONE;
-use crate::ir::{Action, BehaviourBody, Condition, Program, ResourceId, Shape, Subject, Target, Trigger, Vec2};
-use crate::math;
-use crate::rng::{stream, Entity, Purpose};
+use super::stage::Decision;
+use super::{SimError, Simulation};
+use crate::ir::{Action, BehaviourBody, Condition, Program, ResourceId, Shape, Target, Trigger, Vec2, NONE};
+use crate::math::{self, unit};
+use crate::rng::{stream, Purpose};
 use crate::world::walkable::reached;
 
 /// How far from its aim point an agent may be and still arrive by touching
@@ -43,139 +45,38 @@ pub const BLOCKED_FRACTION: f64 = 0.1;
 /// Slack on time comparisons, s.
 const TIME_EPS: f64 = 1e-9;
 
-/// What the read-only part of deciding found for one agent.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Decision {
-    pub arrived: bool,
-    /// The rule that applies (rule-based behaviours), else `NONE`.
-    pub fired: u32,
-    /// The decision may change: apply it sequentially.
-    pub todo: bool,
-}
-
-/// The subjects whose first agent can be walked to, in a fixed order.
-pub(super) fn anchor_subjects(program: &Program) -> Vec<Subject> {
-    let mut out: Vec<Subject> = Vec::new();
-    let mut add = |s: Subject| {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    };
-    for p in &program.populations {
-        if let Some(crate::ir::Goal::Agent(q)) = p.goal {
-            add(Subject::Population(q));
-        }
-    }
-    for b in &program.behaviours {
-        for a in actions_of(&b.body) {
-            match a {
-                Action::Seek { target: Target::Subject(s), .. } | Action::Pursue { target: s, .. } => add(*s),
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
-/// Every fixed goal point of the scenario, in order of appearance, without repeats.
-pub(super) fn goal_points(program: &Program) -> Vec<Vec2> {
-    let mut out: Vec<Vec2> = Vec::new();
-    let mut add = |p: Vec2| {
-        if !out.iter().any(|q| q.x.to_bits() == p.x.to_bits() && q.y.to_bits() == p.y.to_bits()) {
-            out.push(p);
-        }
-    };
-    for p in &program.populations {
-        if let Some(crate::ir::Goal::Point(q)) = p.goal {
-            add(q);
-        }
-    }
-    for b in &program.behaviours {
-        for a in actions_of(&b.body) {
-            if let Action::Seek { target: Target::Point(q), .. } = a {
-                add(*q);
-            }
-        }
-    }
-    out
-}
-
-pub(super) fn subject_label(program: &Program, s: Subject) -> String {
-    match s {
-        Subject::Everyone => "everyone".into(),
-        Subject::Population(p) => program.populations[p.index()].name.clone(),
-        Subject::Group(g) => program.groups[g.index()].name.clone(),
-    }
-}
-
-pub(super) fn actions_of(body: &BehaviourBody) -> impl Iterator<Item = &Action> {
-    let (rules, states) = match body {
-        BehaviourBody::Rules(r) => (&r[..], &[][..]),
-        BehaviourBody::States(s) => (&[][..], &s[..]),
-    };
-    rules.iter().flat_map(|r| r.actions.iter()).chain(states.iter().flat_map(|s| s.actions.iter()))
-}
-
-/// The actions of a behaviour's first mode.
-pub(super) fn first_mode_actions(body: &BehaviourBody) -> &[Action] {
-    mode_actions(body, 0)
-}
-
-/// The actions of mode `mode` of a behaviour (none for `NONE`).
-fn mode_actions(body: &BehaviourBody, mode: u32) -> &[Action] {
-    if mode == NONE {
-        return &[];
-    }
-    match body {
-        BehaviourBody::Rules(r) => &r[mode as usize].actions,
-        BehaviourBody::States(s) => &s[mode as usize].actions,
-    }
-}
-
 impl<'p> Simulation<'p> {
-    pub(super) fn anchor_index(&self, s: Subject) -> u32 {
-        self.anchors.iter().position(|a| *a == s).map_or(NONE, |i| i as u32)
-    }
-
-    pub(super) fn matches(&self, s: Subject, population: u32) -> bool {
-        match s {
-            Subject::Everyone => true,
-            Subject::Population(p) => p.0 == population,
-            Subject::Group(g) => self.group_members[g.index()][population as usize],
-        }
-    }
-
     /// Phase 3 for agent `i` at time `t`, read-only: has it arrived, which
-    /// rule applies, and does its decision need the sequential apply. `vel`,
-    /// `heading` and `walking` are the agent's own velocity, heading and plan
-    /// from the last step.
-    pub(super) fn decide_one(&self, i: usize, t: f64, vel: Vec2, heading: Vec2, walking: bool) -> Decision {
-        let was = self.agents.arrived[i];
-        if self.agents.fresh[i] {
+    /// rule applies, and does its decision need the sequential apply (from
+    /// its own velocity, heading and plan of the last step).
+    pub(super) fn decide_one(&self, i: usize, t: f64) -> Decision {
+        let agents = &self.scene.agents;
+        let was = agents.arrived[i];
+        if agents.fresh[i] {
             // Decided when it appeared, at this same time.
             return Decision { arrived: was, fired: NONE, todo: false };
         }
-        let arrived = self.arrived_now(i, t, vel, walking);
-        let fired = self.fired_rule(i, t, heading);
-        Decision { arrived, fired, todo: arrived != was || !self.agents.settled[i] }
+        let arrived = self.arrived_now(i, t, agents.vel[i], agents.active[i]);
+        let fired = self.fired_rule(i, t, agents.ori[i]);
+        Decision { arrived, fired, todo: arrived != was || !agents.settled[i] }
     }
 
     /// Phase 3 for the agents that appeared at time `t` (all of them at the
     /// start), in id order; they face where they will walk.
     pub(super) fn decide_new(&mut self, t: f64) -> Result<(), SimError> {
-        for i in 0..self.agents.len() {
-            if !self.agents.fresh[i] {
+        for i in 0..self.scene.agents.len() {
+            if !self.scene.agents.fresh[i] {
                 continue;
             }
-            let arrived = self.arrived_now(i, t, self.agents.vel[i], self.agents.active[i]);
-            let fired = self.fired_rule(i, t, self.agents.ori[i]);
+            let arrived = self.arrived_now(i, t, self.scene.agents.vel[i], self.scene.agents.active[i]);
+            let fired = self.fired_rule(i, t, self.scene.agents.ori[i]);
             self.apply_decision(i, arrived, fired, t)?;
             // Paths grow in the pass that moves the agent; here only the heading matters.
-            let plan = self.plan_straight(i);
-            self.agents.target[i] = plan.target;
-            self.agents.active[i] = plan.active;
-            if let (true, Some(d)) = (plan.active, unit(plan.target - self.agents.pos[i])) {
-                self.agents.ori[i] = d;
+            let plan = motion::plan_to_aim(&self.scene, i);
+            self.scene.agents.target[i] = plan.target;
+            self.scene.agents.active[i] = plan.active;
+            if let (true, Some(d)) = (plan.active, unit(plan.target - self.scene.agents.pos[i])) {
+                self.scene.agents.ori[i] = d;
             }
         }
         Ok(())
@@ -184,40 +85,42 @@ impl<'p> Simulation<'p> {
     /// Recomputes whether nothing but an arrival can change agent `i`'s
     /// decision: it is leaving, or sits in the one mode its behaviour can be in.
     fn refresh_settled(&mut self, i: usize) {
-        let m = &self.agents.mind[i];
-        let b = self.program.populations[m.member.population.index()].behaviour.index();
-        self.agents.settled[i] = self.agents.leaving[i] || (self.fixed_mode[b] == Some(m.mode) && !self.picks_goals[b]);
+        let m = &self.scene.agents.mind[i];
+        let b = self.scene.program.populations[m.member.population.index()].behaviour.index();
+        self.scene.agents.settled[i] =
+            self.scene.agents.leaving[i] || (self.fixed_mode[b] == Some(m.mode) && !self.picks_goals[b]);
     }
 
     /// Recomputes the goal column of agent `i`: what it seeks, else its own goal.
     pub(super) fn refresh_goal_label(&mut self, i: usize) {
-        let aim = self.agents.aim[i];
-        self.agents.goal_label[i] = self.goal_label(if aim == Goal::None { self.agents.mind[i].goal } else { aim });
+        let aim = self.scene.agents.aim[i];
+        let shown = if aim == Goal::None { self.scene.agents.mind[i].goal } else { aim };
+        self.scene.agents.goal_label[i] = self.scene.aims.label(self.scene.program, shown);
     }
 
     /// Whether agent `i` is at what it seeks (read-only).
     fn arrived_now(&self, i: usize, t: f64, vel: Vec2, walking: bool) -> bool {
-        if self.agents.leaving[i] {
+        if self.scene.agents.leaving[i] {
             return false;
         }
-        let p = self.agents.pos[i];
-        let aim = self.agents.aim[i];
+        let p = self.scene.agents.pos[i];
+        let aim = self.scene.agents.aim[i];
         if let Goal::Anchor(_) = aim {
-            let reach = self.t_min + self.arrival;
-            return self.aim_point(i, aim).is_some_and(|q| p.distance_squared(q) <= reach * reach);
+            let reach = self.scene.min_distance + self.scene.arrival;
+            return self.scene.aim_point(i, aim).is_some_and(|q| p.distance_squared(q) <= reach * reach);
         }
         if aim == Goal::None {
             return false;
         }
-        if self.agents.arrived[i] {
+        if self.scene.agents.arrived[i] {
             return true;
         }
-        let Some(q) = self.aim_point(i, aim) else { return false };
+        let Some(q) = self.scene.aim_point(i, aim) else { return false };
         // Squared distances: no square root for the many agents far from their aim.
         let d2 = p.distance_squared(q);
         if let Goal::Region(r) = aim {
-            let shape = &self.program.world.regions[r.index()].shape;
-            if !reached(shape, p, self.arrival) {
+            let shape = &self.scene.program.world.regions[r.index()].shape;
+            if !reached(shape, p, self.scene.arrival) {
                 return false;
             }
             // A door has no inside to walk into.
@@ -225,30 +128,31 @@ impl<'p> Simulation<'p> {
                 return true;
             }
         }
-        if d2 <= self.arrival * self.arrival {
+        if d2 <= self.scene.arrival * self.scene.arrival {
             return true;
         }
-        let blocked = self.arrival + BLOCKED_REACH;
+        let blocked = self.scene.arrival + BLOCKED_REACH;
         let near_enough = matches!(aim, Goal::Region(_)) || d2 <= blocked * blocked;
         if near_enough && walking {
-            let moved = vel.length() * self.dt;
+            let moved = vel.length() * self.scene.clock.dt;
             // A newborn has not tried to move yet.
-            let tried = self.agents.mind[i].born < t;
-            if tried && moved < BLOCKED_FRACTION * self.step_length(self.agents.speed[i]) {
+            let tried = self.scene.agents.mind[i].born < t;
+            if tried && moved < BLOCKED_FRACTION * self.scene.clock.step_length(self.scene.agents.speed[i]) {
                 return true;
             }
         }
-        let chain = self.arrival + CHAIN_REACH;
+        let chain = self.scene.arrival + CHAIN_REACH;
         if !matches!(aim, Goal::Region(_)) && d2 > chain * chain {
             return false;
         }
         let mut touching = false;
-        let t2 = self.t_min * self.t_min;
-        self.grid.for_each_candidate(p, self.t_min, |j| {
+        let t2 = self.scene.min_distance * self.scene.min_distance;
+        self.scene.grid.for_each_candidate(p, self.scene.min_distance, |j| {
             let j = j as usize;
             if !touching && j != i {
-                touching =
-                    self.agents.arrived[j] && self.agents.aim[j] == aim && self.agents.pos[j].distance_squared(p) < t2;
+                touching = self.scene.agents.arrived[j]
+                    && self.scene.agents.aim[j] == aim
+                    && self.scene.agents.pos[j].distance_squared(p) < t2;
             }
         });
         touching
@@ -256,15 +160,15 @@ impl<'p> Simulation<'p> {
 
     /// The rule that applies to agent `i` now, for rule-based behaviours (read-only).
     fn fired_rule(&self, i: usize, t: f64, heading: Vec2) -> u32 {
-        let m = &self.agents.mind[i];
-        if self.agents.leaving[i] {
+        let m = &self.scene.agents.mind[i];
+        if self.scene.agents.leaving[i] {
             return NONE;
         }
-        let b = self.program.populations[m.member.population.index()].behaviour;
+        let b = self.scene.program.populations[m.member.population.index()].behaviour;
         if let Some(fixed) = self.fixed_mode[b.index()] {
             return fixed;
         }
-        match &self.program.behaviours[b.index()].body {
+        match &self.scene.program.behaviours[b.index()].body {
             BehaviourBody::Rules(rules) => rules
                 .iter()
                 .position(|r| r.when.as_ref().map_or(true, |c| self.holds(i, c, t, heading)))
@@ -278,15 +182,15 @@ impl<'p> Simulation<'p> {
         match c {
             Condition::TimeAfter(x) => t >= x - TIME_EPS,
             Condition::Sees { who, radius, cone } => {
-                let p = self.agents.pos[i];
+                let p = self.scene.agents.pos[i];
                 let min_cos = cone.map(|c| math::cos(c / 2.0));
                 let mut seen = false;
-                self.grid.for_each_candidate(p, *radius, |j| {
+                self.scene.grid.for_each_candidate(p, *radius, |j| {
                     let j = j as usize;
-                    if seen || j == i || !self.matches(*who, self.agents.population[j]) {
+                    if seen || j == i || !self.scene.aims.matches(*who, self.scene.agents.population[j]) {
                         return;
                     }
-                    let d = self.agents.pos[j] - p;
+                    let d = self.scene.agents.pos[j] - p;
                     let len2 = d.length_squared();
                     if len2 > radius * radius {
                         return;
@@ -302,16 +206,16 @@ impl<'p> Simulation<'p> {
     }
 
     pub(super) fn apply_decision(&mut self, i: usize, arrived: bool, fired: u32, t: f64) -> Result<(), SimError> {
-        let program: &'p Program = self.program;
-        if arrived && !self.agents.arrived[i] {
-            let log = &mut self.log[self.agents.id[i] as usize];
+        let program: &'p Program = self.scene.program;
+        if arrived && !self.scene.agents.arrived[i] {
+            let log = &mut self.log[self.scene.agents.id[i] as usize];
             log.arrived.get_or_insert(t);
         }
-        self.agents.arrived[i] = arrived;
-        if self.agents.leaving[i] {
+        self.scene.agents.arrived[i] = arrived;
+        if self.scene.agents.leaving[i] {
             return Ok(());
         }
-        let m = &self.agents.mind[i];
+        let m = &self.scene.agents.mind[i];
         let pop = &program.populations[m.member.population.index()];
         let b = pop.behaviour.index();
         if self.fixed_mode[b] == Some(m.mode) && !self.picks_goals[b] {
@@ -330,7 +234,7 @@ impl<'p> Simulation<'p> {
                     self.enter(i, 0, t)?;
                 }
                 for _ in 0..states.len() {
-                    let state = &states[self.agents.mind[i].mode as usize];
+                    let state = &states[self.scene.agents.mind[i].mode as usize];
                     let next = state.transitions.iter().find(|tr| self.triggered(i, &tr.trigger, &state.actions, t));
                     match next {
                         Some(tr) => self.enter(i, tr.to, t)?,
@@ -339,16 +243,16 @@ impl<'p> Simulation<'p> {
                 }
             }
         }
-        let m = &self.agents.mind[i];
-        let actions = mode_actions(body, m.mode);
+        let m = &self.scene.agents.mind[i];
+        let actions = body.mode_actions(m.mode);
         let pick_pending = !m.picked && actions.iter().any(|a| matches!(a, Action::PickGoal));
         if pick_pending && self.try_pick(i, &pop.wants)? {
-            self.agents.mind[i].picked = true;
+            self.scene.agents.mind[i].picked = true;
         }
-        let m = &self.agents.mind[i];
+        let m = &self.scene.agents.mind[i];
         if m.aim_is_own_goal && m.goal == Goal::None && !pick_pending {
             return Err(SimError::NoGoal {
-                agent: self.agents.id[i],
+                agent: self.scene.agents.id[i],
                 population: pop.name.clone(),
                 step: self.step,
                 t,
@@ -358,8 +262,8 @@ impl<'p> Simulation<'p> {
     }
 
     fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64) -> bool {
-        let m = &self.agents.mind[i];
-        let arrived = self.agents.arrived[i];
+        let m = &self.scene.agents.mind[i];
+        let arrived = self.scene.agents.arrived[i];
         match trigger {
             Trigger::Arrival => arrived,
             Trigger::Done => actions.iter().all(|a| match a {
@@ -369,14 +273,14 @@ impl<'p> Simulation<'p> {
                 _ => false,
             }),
             Trigger::After(d) => t - m.since >= d - TIME_EPS,
-            Trigger::Condition(c) => self.holds(i, c, t, self.agents.ori[i]),
+            Trigger::Condition(c) => self.holds(i, c, t, self.scene.agents.ori[i]),
         }
     }
 
     /// Enters mode `mode` (a state or rule index, or `NONE`: idle).
     fn enter(&mut self, i: usize, mode: u32, t: f64) -> Result<(), SimError> {
-        let program: &'p Program = self.program;
-        let m = &mut self.agents.mind[i];
+        let program: &'p Program = self.scene.program;
+        let m = &mut self.scene.agents.mind[i];
         let pop = &program.populations[m.member.population.index()];
         let b = pop.behaviour.index();
         m.mode = mode;
@@ -384,41 +288,39 @@ impl<'p> Simulation<'p> {
         m.picked = false;
         m.dwell_end = None;
         m.aim_is_own_goal = false;
-        self.agents.arrived[i] = false;
-        self.agents.aim[i] = Goal::None;
-        self.agents.mode_label[i] = if mode == NONE { self.idle_label } else { self.mode_offset[b] + mode };
-        for action in mode_actions(&program.behaviours[b].body, mode) {
+        self.scene.agents.arrived[i] = false;
+        self.scene.agents.aim[i] = Goal::None;
+        self.scene.agents.mode_label[i] = if mode == NONE { self.idle_label } else { self.mode_offset[b] + mode };
+        for action in program.behaviours[b].body.mode_actions(mode) {
             match action {
                 Action::Seek { target, .. } => self.aim_at(i, target)?,
                 Action::Pursue { target, .. } => {
-                    self.agents.aim[i] = Goal::Anchor(self.anchor_index(*target));
+                    self.scene.agents.aim[i] = Goal::Anchor(self.scene.aims.anchor(*target));
                 }
                 Action::Dwell(d) => {
                     let dist = d.as_ref().unwrap_or(&pop.dwell);
-                    let team_ix = self.agents.mind[i].member.team as usize;
-                    let team = &self.teams[team_ix];
+                    let team_ix = self.scene.agents.mind[i].member.team as usize;
+                    let team = &self.scene.teams[team_ix];
                     if team.size > 1 {
                         self.enter_team_dwell(i, team_ix, dist, t);
                         continue;
                     }
-                    let m = &mut self.agents.mind[i];
-                    let e = Entity { population: self.pop_keys[m.member.population.index()], index: m.member.index };
-                    let mut rng = stream(self.seed, Purpose::Dwell, e, u64::from(m.dwell_draws));
-                    m.dwell_draws += 1;
-                    m.dwell_end = Some(t + sample(dist, &mut rng));
+                    let draw = self.draws[i].next(Purpose::Dwell);
+                    let mut rng = stream(self.scene.seed, Purpose::Dwell, self.scene.entity(i), draw);
+                    self.scene.agents.mind[i].dwell_end = Some(t + sample(dist, &mut rng));
                 }
                 Action::PickGoal => {
                     let picked = self.try_pick(i, &pop.wants)?;
-                    self.agents.mind[i].picked = picked;
+                    self.scene.agents.mind[i].picked = picked;
                 }
-                // Moves, not decisions: see `paths::drive_of`.
+                // Moves, not decisions: the models' (see `models`).
                 _ => {}
             }
         }
-        let drive = super::paths::drive_of(mode_actions(&program.behaviours[b].body, mode), &self.escape_subjects);
-        self.reset_walk(i, drive);
-        if self.agents.aim[i] != Goal::None {
-            self.log[self.agents.id[i] as usize].sought = true;
+        let how = Models::how_of(program.behaviours[b].body.mode_actions(mode));
+        self.models.engage(&self.scene, i, how, &mut self.drives[i]);
+        if self.scene.agents.aim[i] != Goal::None {
+            self.log[self.scene.agents.id[i] as usize].sought = true;
         }
         self.refresh_settled(i);
         self.refresh_goal_label(i);
@@ -432,30 +334,28 @@ impl<'p> Simulation<'p> {
     /// once, when it already has).
     fn enter_team_dwell(&mut self, i: usize, team_ix: usize, dist: &crate::ir::Dist, t: f64) {
         let (population, first, dwells, end) = {
-            let team = &self.teams[team_ix];
+            let team = &self.scene.teams[team_ix];
             (team.population, team.first, team.dwells, team.dwell_end)
         };
-        let m = &mut self.agents.mind[i];
-        if m.dwell_draws < dwells {
-            m.dwell_draws = dwells;
-            m.dwell_end = Some(end.max(t));
+        if self.draws[i].count(Purpose::Dwell) < dwells {
+            self.draws[i].set(Purpose::Dwell, dwells);
+            self.scene.agents.mind[i].dwell_end = Some(end.max(t));
             return;
         }
-        let e = self.entity(population, first);
-        let end = t + sample(dist, &mut stream(self.seed, Purpose::Dwell, e, u64::from(dwells)));
-        let team = &mut self.teams[team_ix];
+        let e = self.scene.entity_of(population, first);
+        let end = t + sample(dist, &mut stream(self.scene.seed, Purpose::Dwell, e, u64::from(dwells)));
+        let team = &mut self.scene.teams[team_ix];
         team.dwells += 1;
         team.dwell_end = end;
-        let m = &mut self.agents.mind[i];
-        m.dwell_draws = team.dwells;
-        m.dwell_end = Some(end);
+        self.draws[i].set(Purpose::Dwell, team.dwells);
+        self.scene.agents.mind[i].dwell_end = Some(end);
     }
 
     fn aim_at(&mut self, i: usize, target: &Target) -> Result<(), SimError> {
         let aim = match target {
             Target::OwnGoal => {
-                self.agents.mind[i].aim_is_own_goal = true;
-                self.agents.mind[i].goal
+                self.scene.agents.mind[i].aim_is_own_goal = true;
+                self.scene.agents.mind[i].goal
             }
             Target::Point(p) => Goal::Point(*p),
             Target::Region(r) => Goal::Region(*r),
@@ -464,21 +364,21 @@ impl<'p> Simulation<'p> {
                 if providers.is_empty() {
                     return Err(self.nothing_provides(i, std::slice::from_ref(r)));
                 }
-                let m = &mut self.agents.mind[i];
-                let e = Entity { population: self.pop_keys[m.member.population.index()], index: m.member.index };
-                let k = stream(self.seed, Purpose::Target, e, u64::from(m.target_draws)).below(providers.len() as u32);
-                m.target_draws += 1;
+                let draw = self.draws[i].next(Purpose::Target);
+                let k =
+                    stream(self.scene.seed, Purpose::Target, self.scene.entity(i), draw).below(providers.len() as u32);
                 Goal::Object(providers[k as usize])
             }
-            Target::Subject(s) => Goal::Anchor(self.anchor_index(*s)),
+            Target::Subject(s) => Goal::Anchor(self.scene.aims.anchor(*s)),
         };
-        self.agents.aim[i] = aim;
+        self.scene.agents.aim[i] = aim;
         Ok(())
     }
 
     /// Objects providing any of `wants` (any object at all when `wants` is empty), in order.
     fn providers(&self, wants: &[ResourceId]) -> Vec<crate::ir::ObjectId> {
-        self.program
+        self.scene
+            .program
             .objects
             .iter()
             .enumerate()
@@ -488,17 +388,17 @@ impl<'p> Simulation<'p> {
     }
 
     fn nothing_provides(&self, i: usize, wants: &[ResourceId]) -> SimError {
-        let names: Vec<&str> = wants.iter().map(|r| self.program.resources[r.index()].as_str()).collect();
+        let names: Vec<&str> = wants.iter().map(|r| self.scene.program.resources[r.index()].as_str()).collect();
         SimError::NothingProvides {
-            agent: self.agents.id[i],
-            population: self.program.populations[self.agents.population[i] as usize].name.clone(),
+            agent: self.scene.agents.id[i],
+            population: self.scene.program.populations[self.scene.agents.population[i] as usize].name.clone(),
             wants: if names.is_empty() { "anything".into() } else { names.join(" or ") },
         }
     }
 
     /// Changes agent `i`'s own goal, keeping object occupancy counts.
     pub(super) fn set_goal(&mut self, i: usize, g: Goal) {
-        let m = &mut self.agents.mind[i];
+        let m = &mut self.scene.agents.mind[i];
         if let Goal::Object(o) = m.goal {
             self.occupancy[o.index()] -= 1;
         }
@@ -507,11 +407,11 @@ impl<'p> Simulation<'p> {
         }
         m.goal = g;
         if m.aim_is_own_goal {
-            self.agents.aim[i] = g;
-            self.agents.arrived[i] = false;
+            self.scene.agents.aim[i] = g;
+            self.scene.agents.arrived[i] = false;
         }
         if g != Goal::None {
-            self.log[self.agents.id[i] as usize].sought |= m.aim_is_own_goal;
+            self.log[self.scene.agents.id[i] as usize].sought |= m.aim_is_own_goal;
         }
         self.refresh_goal_label(i);
     }
@@ -523,13 +423,13 @@ impl<'p> Simulation<'p> {
     /// capacity is only picked while it has room for the whole group. Returns
     /// whether a goal was set (`false`: every candidate is full, try again later).
     pub(super) fn try_pick(&mut self, i: usize, wants: &[ResourceId]) -> Result<bool, SimError> {
-        let team_ix = self.agents.mind[i].member.team as usize;
+        let team_ix = self.scene.agents.mind[i].member.team as usize;
         let (picks, pick, size, population, first) = {
-            let t = &self.teams[team_ix];
+            let t = &self.scene.teams[team_ix];
             (t.picks, t.pick, t.size, t.population, t.first)
         };
-        if self.agents.mind[i].picks < picks {
-            self.agents.mind[i].picks = picks;
+        if self.scene.agents.mind[i].picks < picks {
+            self.scene.agents.mind[i].picks = picks;
             self.set_goal(i, pick);
             return Ok(true);
         }
@@ -537,24 +437,24 @@ impl<'p> Simulation<'p> {
         if candidates.is_empty() {
             return Err(self.nothing_provides(i, wants));
         }
-        if let Goal::Object(current) = self.agents.mind[i].goal {
+        if let Goal::Object(current) = self.scene.agents.mind[i].goal {
             if candidates.len() > 1 {
                 candidates.retain(|&o| o != current);
             }
         }
         candidates.retain(|o| {
-            self.program.objects[o.index()].capacity.map_or(true, |c| self.occupancy[o.index()] + size <= c)
+            self.scene.program.objects[o.index()].capacity.map_or(true, |c| self.occupancy[o.index()] + size <= c)
         });
         if candidates.is_empty() {
             return Ok(false);
         }
-        let e = self.entity(population, first);
-        let k = stream(self.seed, Purpose::PickGoal, e, u64::from(picks)).below(candidates.len() as u32);
+        let e = self.scene.entity_of(population, first);
+        let k = stream(self.scene.seed, Purpose::PickGoal, e, u64::from(picks)).below(candidates.len() as u32);
         let g = Goal::Object(candidates[k as usize]);
-        let team = &mut self.teams[team_ix];
+        let team = &mut self.scene.teams[team_ix];
         team.picks += 1;
         team.pick = g;
-        self.agents.mind[i].picks = team.picks;
+        self.scene.agents.mind[i].picks = team.picks;
         self.set_goal(i, g);
         Ok(true)
     }

@@ -13,11 +13,10 @@
 //! - procedural groups are spawned whole: a group's members appear in the same
 //!   step, around its first member.
 
-use super::agents::{Goal, Membership, Mind, Newborn};
+use super::agents::{Goal, Membership, Mind, Newborn, Team};
 use super::sample::{choose, sample};
-use super::{SimError, Simulation, Team};
-use crate::ir::NONE;
-use crate::ir::{self, Leave, Place, PopulationId, Schedule, Vec2};
+use super::{SimError, Simulation};
+use crate::ir::{self, Leave, Place, PopulationId, Schedule, Vec2, NONE};
 use crate::math;
 use crate::rng::{stream, Purpose, Stream};
 use crate::world::grid::Buckets;
@@ -46,19 +45,19 @@ impl Simulation<'_> {
     /// Draws every population's procedural group sizes, once, from the
     /// population's own stream.
     pub(super) fn plan_teams(&mut self) {
-        for (p, pop) in self.program.populations.iter().enumerate() {
+        for (p, pop) in self.scene.program.populations.iter().enumerate() {
             let count = pop.max_count();
             let mut firsts = Vec::new();
-            let explicit = self.pops[p].explicit_group;
+            let explicit = self.scene.explicit_group[p];
             let solo = explicit != NONE || pop.group_sizes.iter().all(|(s, _)| *s <= 1);
-            if explicit != NONE && self.program.groups[explicit as usize].formation.is_some() {
+            if explicit != NONE && self.scene.program.groups[explicit as usize].formation.is_some() {
                 // An explicit group that keeps formation walks as one team
                 // (`models` refuses it unless the population is the whole group).
                 firsts.push(0);
             } else if solo {
                 firsts.extend(0..count);
             } else {
-                let mut rng = stream(self.seed, Purpose::GroupSizes, self.entity(p as u32, 0), 0);
+                let mut rng = stream(self.scene.seed, Purpose::GroupSizes, self.scene.entity_of(p as u32, 0), 0);
                 let mut k = 0;
                 while k < count {
                     firsts.push(k);
@@ -68,18 +67,6 @@ impl Simulation<'_> {
             }
             self.pops[p].teams = firsts;
         }
-    }
-
-    /// How the teams of population `p` keep formation: the population's own
-    /// formation (procedural groups), else its explicit group's.
-    fn team_keep(&self, p: usize) -> Option<super::groups::Keep> {
-        let explicit = self.pops[p].explicit_group;
-        let declared = match &self.program.populations[p].formation {
-            Some(f) => Some(f),
-            None if explicit != NONE => self.program.groups[explicit as usize].formation.as_ref(),
-            None => None,
-        };
-        declared.and_then(super::groups::Keep::of)
     }
 
     /// How many agents of `pop` exist by time `t` (created so far, not alive).
@@ -99,15 +86,15 @@ impl Simulation<'_> {
 
     /// Phase 1: removals, then the start of leaving, then creations.
     pub(super) fn spawn_despawn(&mut self, t: f64) -> Result<(), SimError> {
-        let program = self.program;
+        let program = self.scene.program;
         if program.populations.iter().any(|p| p.leave != Leave::Never) {
             self.despawn(t);
             for (p, pop) in program.populations.iter().enumerate() {
                 if let Leave::Via { region, from } = pop.leave {
                     if !self.pops[p].leaving && t >= from - TIME_EPS {
                         self.pops[p].leaving = true;
-                        for i in 0..self.agents.len() {
-                            if self.agents.population[i] == p as u32 {
+                        for i in 0..self.scene.agents.len() {
+                            if self.scene.agents.population[i] == p as u32 {
                                 self.start_leaving(i, region);
                             }
                         }
@@ -123,10 +110,13 @@ impl Simulation<'_> {
             return Ok(());
         }
         // The bodies already there, so that new ones appear apart from them.
-        let mut placed =
-            Buckets::new(program.world.bounds, self.spawn_gap(self.max_radius), (self.agents.len() as u64 + 1024) * 4);
-        for i in 0..self.agents.len() {
-            placed.insert(self.agents.pos[i], self.agents.radius[i]);
+        let mut placed = Buckets::new(
+            program.world.bounds,
+            self.spawn_gap(self.scene.max_radius),
+            (self.scene.agents.len() as u64 + 1024) * 4,
+        );
+        for i in 0..self.scene.agents.len() {
+            placed.insert(self.scene.agents.pos[i], self.scene.agents.radius[i]);
         }
         let order = std::mem::take(&mut self.spawn_order);
         let result = order.iter().try_for_each(|&p| {
@@ -140,23 +130,23 @@ impl Simulation<'_> {
     }
 
     fn despawn(&mut self, t: f64) {
-        let n = self.agents.len();
+        let n = self.scene.agents.len();
         let mut keep = std::mem::take(&mut self.scratch.keep);
         keep.clear();
         keep.resize(n, true);
         let mut any = false;
         let mut gone_agents = Vec::new();
         for (i, k) in keep.iter_mut().enumerate() {
-            let m = &self.agents.mind[i];
-            let pop = &self.program.populations[m.member.population.index()];
+            let m = &self.scene.agents.mind[i];
+            let pop = &self.scene.program.populations[m.member.population.index()];
             let gone = match pop.leave {
                 Leave::Never => false,
                 Leave::After(d) => t - m.born >= d - TIME_EPS,
                 Leave::Via { region, .. } => {
-                    self.agents.leaving[i] && {
-                        let p = self.agents.pos[i];
-                        reached(&self.program.world.regions[region.index()].shape, p, self.arrival)
-                            || p.distance(self.region_aims[region.index()]) <= self.arrival
+                    self.scene.agents.leaving[i] && {
+                        let p = self.scene.agents.pos[i];
+                        reached(&self.scene.program.world.regions[region.index()].shape, p, self.scene.arrival)
+                            || p.distance(self.scene.aims.region(region)) <= self.scene.arrival
                     }
                 }
             };
@@ -164,10 +154,10 @@ impl Simulation<'_> {
                 *k = false;
                 any = true;
                 gone_agents.push(i);
-                let id = self.agents.id[i] as usize;
+                let id = self.scene.agents.id[i] as usize;
                 let log = &mut self.log[id];
                 log.removed = Some(t);
-                if self.agents.leaving[i] && log.arrived.is_none() {
+                if self.scene.agents.leaving[i] && log.arrived.is_none() {
                     log.arrived = Some(t);
                 }
                 if let Goal::Object(o) = m.goal {
@@ -176,66 +166,54 @@ impl Simulation<'_> {
             }
         }
         for i in gone_agents {
-            self.release_holds(i);
+            self.models.stop(&self.scene, i, &mut self.drives[i]);
         }
         if any {
-            self.agents.retain(&keep);
+            self.retain_agents(&keep);
             self.scratch.keys_valid = false;
         }
         self.scratch.keep = keep;
     }
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
-        let behaviour = self.program.populations[self.agents.population[i] as usize].behaviour;
-        let astar = super::decide::actions_of(&self.program.behaviours[behaviour.index()].body)
-            .any(|a| matches!(a, ir::Action::Seek { planner, .. } if planner.kind == ir::PlannerKind::AStar));
-        if astar {
-            // Who walks by A* leaves by A* (and a group in formation), not straight into a wall.
-            self.agents.drive[i] = super::paths::Drive::AStar;
-        }
-        self.agents.mind[i].aim_is_own_goal = false;
-        self.agents.leaving[i] = true;
-        self.agents.settled[i] = true;
-        self.agents.aim[i] = Goal::Region(region);
-        self.agents.arrived[i] = false;
-        self.log[self.agents.id[i] as usize].sought = true;
-        self.agents.mode_label[i] = self.leaving_label;
+        let agents = &mut self.scene.agents;
+        agents.mind[i].aim_is_own_goal = false;
+        agents.leaving[i] = true;
+        agents.settled[i] = true;
+        agents.aim[i] = Goal::Region(region);
+        agents.arrived[i] = false;
+        agents.mode_label[i] = self.leaving_label;
+        let (id, population) = (agents.id[i] as usize, agents.population[i] as usize);
+        self.log[id].sought = true;
         self.refresh_goal_label(i);
-        if self.agents.drive[i] == super::paths::Drive::Straight {
-            // Leaving before any mode was entered: walk out with the planner of the behaviour's first mode.
-            let b = self.program.populations[self.agents.mind[i].member.population.index()].behaviour;
-            let drive = super::paths::drive_of(
-                super::decide::first_mode_actions(&self.program.behaviours[b.index()].body),
-                &self.escape_subjects,
-            );
-            if let super::paths::Drive::Tree { .. } = drive {
-                self.reset_walk(i, drive);
-            }
-        }
+        let program = self.scene.program;
+        let behaviour = &program.behaviours[program.populations[population].behaviour.index()];
+        self.models.leave(&self.scene, i, behaviour, &mut self.drives[i]);
     }
 
     /// The distance a new body of radius `r` keeps from the others when it can.
     fn spawn_gap(&self, r: f64) -> f64 {
-        self.t_min.max(2.0 * r)
+        self.scene.min_distance.max(2.0 * r)
     }
 
     fn spawn_team(&mut self, p: usize, t: f64, placed: &mut Buckets) -> Result<(), SimError> {
         let pop = &self.pops[p];
         let j = pop.next_team;
         let first = pop.teams[j];
-        let count = self.program.populations[p].max_count();
+        let count = self.scene.program.populations[p].max_count();
         let end = pop.teams.get(j + 1).copied().unwrap_or(count).min(count);
         let size = end - first;
-        let number = if pop.explicit_group != NONE {
-            pop.explicit_group
+        let explicit = self.scene.explicit_group[p];
+        let number = if explicit != NONE {
+            explicit
         } else if size >= 2 {
             self.next_group_number += 1;
             self.next_group_number - 1
         } else {
             NONE
         };
-        let team = self.teams.len() as u32;
-        self.teams.push(Team {
+        let team = self.scene.teams.len() as u32;
+        self.scene.teams.push(Team {
             population: p as u32,
             first,
             size,
@@ -243,7 +221,6 @@ impl Simulation<'_> {
             picks: 0,
             pick: Goal::None,
             spawned_at: Vec2::ZERO,
-            keep: self.team_keep(p),
             dwells: 0,
             dwell_end: 0.0,
         });
@@ -256,14 +233,15 @@ impl Simulation<'_> {
     }
 
     fn spawn_agent(&mut self, p: usize, k: u32, team: u32, t: f64, placed: &mut Buckets) -> Result<(), SimError> {
-        let program = self.program;
+        let program = self.scene.program;
         let pop = &program.populations[p];
-        let e = self.entity(p as u32, k);
-        let mut body = stream(self.seed, Purpose::Body, e, 0);
+        let e = self.scene.entity_of(p as u32, k);
+        let mut body = stream(self.scene.seed, Purpose::Body, e, 0);
         let radius = sample(&pop.radius, &mut body);
         let personal = sample(&pop.personal_space, &mut body);
-        let first = self.teams[team as usize].first;
-        let speed = sample(&pop.speed, &mut stream(self.seed, Purpose::Speed, self.entity(p as u32, first), 0));
+        let first = self.scene.teams[team as usize].first;
+        let speed =
+            sample(&pop.speed, &mut stream(self.scene.seed, Purpose::Speed, self.scene.entity_of(p as u32, first), 0));
         for (what, value) in [("speed", speed), ("radius", radius), ("personal space", personal)] {
             if !value.is_finite() {
                 return Err(SimError::NonFinite {
@@ -277,15 +255,15 @@ impl Simulation<'_> {
             }
         }
 
-        let mut rng = stream(self.seed, Purpose::Spawn, e, 0);
+        let mut rng = stream(self.scene.seed, Purpose::Spawn, e, 0);
         let leader_at = self.pops[p].follows.and_then(|(leader, within)| {
-            let slot = self.agents.population.iter().position(|&q| q == leader)?;
-            Some((self.agents.pos[slot], within))
+            let slot = self.scene.agents.population.iter().position(|&q| q == leader)?;
+            Some((self.scene.agents.pos[slot], within))
         });
         let near = match leader_at {
             Some((at, within)) => self.near_point(at, within, radius, &mut rng, placed),
             None if k != first => {
-                self.near_point(self.teams[team as usize].spawned_at, GROUP_SPREAD, radius, &mut rng, placed)
+                self.near_point(self.scene.teams[team as usize].spawned_at, GROUP_SPREAD, radius, &mut rng, placed)
             }
             None => None,
         };
@@ -295,16 +273,16 @@ impl Simulation<'_> {
         };
         placed.insert(pos, radius);
         if k == first {
-            self.teams[team as usize].spawned_at = pos;
+            self.scene.teams[team as usize].spawned_at = pos;
         }
 
         let id = self.next_id;
         self.next_id += 1;
         self.scratch.keys_valid = false;
         let leaving = self.pops[p].leaving;
-        self.agents.push(Newborn {
+        self.push_agent(Newborn {
             id,
-            group: self.teams[team as usize].number,
+            group: self.scene.teams[team as usize].number,
             pos,
             speed,
             radius,
@@ -318,20 +296,18 @@ impl Simulation<'_> {
                 goal: Goal::None,
                 aim_is_own_goal: false,
                 picked: false,
-                dwell_draws: 0,
-                target_draws: 0,
                 picks: 0,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });
-        let i = self.agents.len() - 1;
-        self.agents.mode_label[i] = self.idle_label;
+        let i = self.scene.agents.len() - 1;
+        self.scene.agents.mode_label[i] = self.idle_label;
         let goal = match &pop.goal {
             None => None,
             Some(ir::Goal::Point(q)) => Some(Goal::Point(*q)),
             Some(ir::Goal::Region(r)) => Some(Goal::Region(*r)),
             Some(ir::Goal::Object(o)) => Some(Goal::Object(*o)),
-            Some(ir::Goal::Agent(q)) => Some(Goal::Anchor(self.anchor_index(ir::Subject::Population(*q)))),
+            Some(ir::Goal::Agent(q)) => Some(Goal::Anchor(self.scene.aims.anchor(ir::Subject::Population(*q)))),
             Some(ir::Goal::Resource(r)) => {
                 // A goal among the objects providing it, picked like `pick goal`.
                 self.try_pick(i, std::slice::from_ref(r))?;
@@ -351,7 +327,7 @@ impl Simulation<'_> {
 
     /// Whether a body of radius `r` at `q` keeps its distance from those placed.
     fn apart(&self, q: Vec2, r: f64, placed: &Buckets) -> bool {
-        !placed.any_closer(q, self.spawn_gap(self.max_radius.max(r)), |rq| self.t_min.max(r + rq))
+        !placed.any_closer(q, self.spawn_gap(self.scene.max_radius.max(r)), |rq| self.scene.min_distance.max(r + rq))
     }
 
     /// A clear point within `within` of `center`, uniformly over the disc.
@@ -360,7 +336,8 @@ impl Simulation<'_> {
             let r = within * rng.unit().sqrt();
             let a = std::f64::consts::TAU * rng.unit();
             let q = center + Vec2::new(math::cos(a), math::sin(a)) * r;
-            let ok = self.space.is_clear(q, radius) && (attempt >= NEAR_ATTEMPTS / 2 || self.apart(q, radius, placed));
+            let ok =
+                self.scene.space.is_clear(q, radius) && (attempt >= NEAR_ATTEMPTS / 2 || self.apart(q, radius, placed));
             ok.then_some(q)
         })
     }
@@ -369,8 +346,9 @@ impl Simulation<'_> {
     fn place(&self, pop: &ir::Population, radius: f64, rng: &mut Stream, placed: &Buckets) -> Result<Vec2, SimError> {
         match &pop.spawn {
             Place::Point(q) => {
-                let q = if self.space.is_clear(*q, radius) { *q } else { self.space.project(*q, *q, radius) };
-                if self.space.is_clear(q, radius) {
+                let q =
+                    if self.scene.space.is_clear(*q, radius) { *q } else { self.scene.space.project(*q, *q, radius) };
+                if self.scene.space.is_clear(q, radius) {
                     Ok(q)
                 } else {
                     Err(SimError::Spawn {
@@ -385,23 +363,25 @@ impl Simulation<'_> {
                 place: format!(
                     "{} m around population {}, which has no agent yet or no clear point near it",
                     within,
-                    self.program.populations[leader.index()].name
+                    self.scene.program.populations[leader.index()].name
                 ),
                 attempts: NEAR_ATTEMPTS,
             }),
             Place::Region(r) => {
-                let region = &self.program.world.regions[r.index()];
+                let region = &self.scene.program.world.regions[r.index()];
                 for attempt in 0..SPAWN_ATTEMPTS {
                     let q = candidate_point(&region.shape, rng.unit(), rng.unit());
                     if !accepts(&region.shape, q) {
                         continue;
                     }
-                    if self.space.is_clear(q, radius) && (attempt >= APART_ATTEMPTS || self.apart(q, radius, placed)) {
+                    if self.scene.space.is_clear(q, radius)
+                        && (attempt >= APART_ATTEMPTS || self.apart(q, radius, placed))
+                    {
                         return Ok(q);
                     }
                     if attempt >= STRICT_ATTEMPTS {
-                        let nudged = self.space.project(q, q, radius);
-                        if nudged.distance(q) <= 2.0 * radius && self.space.is_clear(nudged, radius) {
+                        let nudged = self.scene.space.project(q, q, radius);
+                        if nudged.distance(q) <= 2.0 * radius && self.scene.space.is_clear(nudged, radius) {
                             return Ok(nudged);
                         }
                     }

@@ -25,18 +25,46 @@ pub struct Workers {
     /// Counts passes started; a waiting helper stops waiting when it moves.
     epoch: Arc<AtomicU64>,
     keep_awake: bool,
+    /// Wall-clock time spent in passes so far, ns.
+    in_passes: AtomicU64,
 }
 
 impl Default for Workers {
     fn default() -> Self {
-        Workers { epoch: Arc::default(), keep_awake: true }
+        Workers { epoch: Arc::default(), keep_awake: true, in_passes: AtomicU64::new(0) }
+    }
+}
+
+/// Measures the time a phase spends outside parallel passes: the part that
+/// more threads cannot shorten.
+pub struct Sequential {
+    since: Instant,
+    in_passes: u64,
+}
+
+impl Sequential {
+    /// The time since the measure started, less the passes run since.
+    pub fn elapsed(&self, workers: &Workers) -> Duration {
+        let passes = workers.in_passes.load(Ordering::Relaxed) - self.in_passes;
+        self.since.elapsed().saturating_sub(Duration::from_nanos(passes))
     }
 }
 
 impl Workers {
+    /// Starts measuring the sequential time of a phase that starts at `since`.
+    pub fn sequential_since(&self, since: Instant) -> Sequential {
+        Sequential { since, in_passes: self.in_passes.load(Ordering::Relaxed) }
+    }
+
     /// Calls `f(k, chunk)` for every chunk, on every thread of the pool, and
     /// returns when all have returned.
     pub fn for_each<T: Send>(&self, chunks: Vec<T>, f: impl Fn(usize, T) + Sync) {
+        let t0 = Instant::now();
+        self.run(chunks, f);
+        self.in_passes.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    fn run<T: Send>(&self, chunks: Vec<T>, f: impl Fn(usize, T) + Sync) {
         let helpers = rayon::current_num_threads().saturating_sub(1);
         if helpers == 0 || chunks.len() < 2 {
             chunks.into_iter().enumerate().for_each(|(k, c)| f(k, c));

@@ -1,0 +1,56 @@
+//! A* paths being walked: planned when the goal they were planned for
+//! changes, walked waypoint by waypoint.
+
+use crate::ir::Vec2;
+use crate::plan::astar::{find_path, NodeGrid, Search};
+
+/// A waypoint counts as passed within this distance, m.
+const WAYPOINT_REACH: f64 = 0.4;
+
+/// An A* path being walked.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Route {
+    pub points: Vec<Vec2>,
+    /// Index of the waypoint walked to.
+    pub leg: usize,
+    /// The goal point the path was planned for.
+    pub goal: Option<Vec2>,
+}
+
+impl Route {
+    /// Walks the route from `pos` towards `goal`, planning it first when it
+    /// was planned for another goal: the waypoint to walk to now and the path
+    /// distance left to the goal, m.
+    pub fn follow(&mut self, grid: Option<&NodeGrid>, pos: Vec2, goal: Vec2, clearance: f64) -> (Vec2, f64) {
+        let same = self.goal.is_some_and(|g| g.x.to_bits() == goal.x.to_bits() && g.y.to_bits() == goal.y.to_bits());
+        if !same {
+            let search = Search { smooth: true, clearance };
+            let mut points = grid.and_then(|g| find_path(g, pos, goal, search)).map_or_else(Vec::new, |p| p.points);
+            // A goal outside the usable nodes (an object against a wall) is still
+            // walked to from the nearest node: the arrival rules stop the walker.
+            if points.last() != Some(&goal) {
+                points.push(goal);
+            }
+            *self = Route { points, leg: 0, goal: Some(goal) };
+        }
+        let last = self.points.len() - 1;
+        while self.leg < last {
+            let here = self.points[self.leg];
+            let next = self.points[self.leg + 1];
+            let passed = pos.distance(here) <= WAYPOINT_REACH;
+            // Pushed past a corner: the next waypoint is already in sight.
+            let seen = grid.is_some_and(|g| g.line_of_sight(pos, next, clearance));
+            if passed || seen {
+                self.leg += 1;
+            } else {
+                break;
+            }
+        }
+        let wp = self.points[self.leg];
+        let mut remaining = pos.distance(wp);
+        for w in self.points[self.leg..].windows(2) {
+            remaining += w[0].distance(w[1]);
+        }
+        (wp, remaining)
+    }
+}

@@ -1,0 +1,364 @@
+//! Groups walking together this step (Hocevar et al. 2012, Sec 3.2–3.3):
+//! which members form a group, its group space (Eqs 1–2), its path, the
+//! formation the free space ahead allows, and each member's slot.
+//!
+//! Invariants: units are gathered in order of their lowest member slot; each
+//! unit is then planned on its own from the snapshot (in parallel) and the
+//! plans are applied in unit order, so no unit sees another's plan of the
+//! same step.
+
+use super::route::Route;
+use crate::behave::groups::{self as bg, Ahead, Disc, FreeSpace, GroupSpace, Layout};
+use crate::ir::{Formation, FormationKind, Vec2, NONE};
+use crate::math::unit;
+use crate::plan::astar::NodeGrid;
+use crate::sim::scene::Scene;
+use crate::sim::workers::Workers;
+use crate::steer::seek::goal_step;
+use crate::world::grid::Grid;
+
+/// How far ahead of the group centre its members aim, m: about one stride
+/// and a half, so the centre keeps walking while the slots turn with the path.
+const LEAD: f64 = 1.0;
+/// Units planned per chunk of the parallel map: A* searches make some units
+/// far dearer than others, so chunks stay small.
+const UNITS_PER_CHUNK: usize = 4;
+/// Turns tried, in order, when a step would enter another group's core:
+/// (cos, sin) of −30°, −60°, −90°, +30°, +60°, +90°. Right first, so that two
+/// groups meeting head on both keep to their right and pass.
+const DETOURS: [(f64, f64); 6] = [
+    (0.866_025_403_784_438_6, -0.5),
+    (0.5, -0.866_025_403_784_438_6),
+    (0.0, -1.0),
+    (0.866_025_403_784_438_6, 0.5),
+    (0.5, 0.866_025_403_784_438_6),
+    (0.0, 1.0),
+];
+
+/// How a team keeps formation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Keep {
+    /// Chosen each step by the regions of interest.
+    Auto,
+    Fixed(FormationKind),
+}
+
+impl Keep {
+    /// The model's reading of a declared formation (`None`: a shape, which
+    /// it does not model and the registry refuses).
+    pub fn of(f: &Formation) -> Option<Keep> {
+        match f {
+            Formation::Auto => Some(Keep::Auto),
+            Formation::SideBySide => Some(Keep::Fixed(FormationKind::SideBySide)),
+            Formation::V => Some(Keep::Fixed(FormationKind::V)),
+            Formation::River => Some(Keep::Fixed(FormationKind::River)),
+            Formation::Points { .. } => None,
+        }
+    }
+}
+
+/// A group walking together this step.
+#[derive(Clone, Debug)]
+pub(crate) struct Unit {
+    pub team: u32,
+    /// Agent slots, in id order.
+    pub members: Vec<u32>,
+    pub aim: Vec2,
+    pub space: GroupSpace,
+}
+
+/// The groups walking together this step, and how groups form.
+pub(crate) struct Units {
+    layout: Layout,
+    /// Hall's social distance: members closer than this walk together, m.
+    social: f64,
+    /// The reserved core of a group space, as a fraction of its radius.
+    core: f64,
+    /// By population: how its teams keep formation, if they do.
+    keep: Vec<Option<Keep>>,
+    /// By team: the group's path.
+    routes: Vec<Route>,
+    units: Vec<Unit>,
+    /// By agent slot, this step: its unit or `NONE`, its target and speed factor.
+    unit_of: Vec<u32>,
+    target: Vec<Vec2>,
+    speed: Vec<f64>,
+    /// By agent slot: it walks its own path (a river's front member).
+    own_path: Vec<bool>,
+    /// The units' centres, indexed for the core test.
+    cores: Grid,
+    max_core: f64,
+}
+
+/// What the agents' pass reads of its group for one member.
+pub(crate) struct Slot {
+    /// The member's unit walks to the goal the member seeks: its slot leads.
+    pub grouped: bool,
+    /// Its unit, or `NONE`.
+    pub unit: u32,
+    pub target: Vec2,
+    /// Its formation-keeping speed factor (1 for everyone else).
+    pub pace: f64,
+    /// It walks its own path (a river's front member).
+    pub own_path: bool,
+}
+
+/// One unit's plan for the step, made from the snapshot.
+struct UnitPlan {
+    /// The team's path, walked on by the unit's centre.
+    route: Route,
+    kind: FormationKind,
+    /// `(member slot, target, speed factor, walks its own path)`.
+    members: Vec<(u32, Vec2, f64, bool)>,
+}
+
+impl Units {
+    /// `keep`: by population, how its teams keep formation.
+    pub fn new(scene: &Scene, layout: Layout, social: f64, core: f64, keep: Vec<Option<Keep>>) -> Units {
+        Units {
+            layout,
+            social,
+            core,
+            keep,
+            routes: Vec::new(),
+            units: Vec::new(),
+            unit_of: Vec::new(),
+            target: Vec::new(),
+            speed: Vec::new(),
+            own_path: Vec::new(),
+            cores: Grid::new(scene.program.world.bounds, 2.0, 4096),
+            max_core: 0.0,
+        }
+    }
+
+    /// The sequential stage before the agents' pass: which teams walk
+    /// together, their group spaces, paths, formations and each member's
+    /// target, planned unit by unit in parallel and applied in unit order.
+    /// `walks(i)`: agent `i` walks by A*.
+    pub fn organise(
+        &mut self,
+        scene: &Scene,
+        grid: Option<&NodeGrid>,
+        walks: impl Fn(usize) -> bool,
+        workers: &Workers,
+        formation: &mut [u32],
+    ) {
+        let agents = &scene.agents;
+        let n = agents.len();
+        let mut units = std::mem::take(&mut self.units);
+        units.clear();
+        self.unit_of.clear();
+        self.unit_of.resize(n, NONE);
+        self.target.clear();
+        self.target.resize(n, Vec2::ZERO);
+        self.speed.clear();
+        self.speed.resize(n, 1.0);
+        self.own_path.clear();
+        self.own_path.resize(n, false);
+        if self.routes.len() < scene.teams.len() {
+            self.routes.resize_with(scene.teams.len(), Route::default);
+        }
+        let mut team_unit = vec![NONE; scene.teams.len()];
+        for i in 0..n {
+            let team = agents.mind[i].member.team as usize;
+            let t = &scene.teams[team];
+            if self.keep[t.population as usize].is_none() || t.size < 2 {
+                continue;
+            }
+            if !walks(i) || agents.arrived[i] {
+                continue;
+            }
+            let Some(aim) = scene.aim_point(i, agents.aim[i]) else { continue };
+            match team_unit[team] {
+                NONE => {
+                    team_unit[team] = units.len() as u32;
+                    let space = GroupSpace { centre: Vec2::ZERO, radius: 0.0, farthest: 0 };
+                    units.push(Unit { team: team as u32, members: vec![i as u32], aim, space });
+                }
+                u => {
+                    let unit = &mut units[u as usize];
+                    if unit.aim == aim {
+                        unit.members.push(i as u32);
+                    }
+                }
+            }
+        }
+        // Hocevar et al., section 3.2: members form a group while within Hall's social distance.
+        units.retain_mut(|u| {
+            let pos: Vec<Vec2> = u.members.iter().map(|&i| agents.pos[i as usize]).collect();
+            let radii: Vec<f64> = u.members.iter().map(|&i| agents.radius[i as usize]).collect();
+            match bg::group_space(&pos, &radii) {
+                Some(space) if u.members.len() >= 2 && bg::forms_group(&pos, self.social) => {
+                    u.space = space;
+                    true
+                }
+                _ => false,
+            }
+        });
+        let centres: Vec<Vec2> = units.iter().map(|u| u.space.centre).collect();
+        self.cores.rebuild(&centres);
+        self.max_core = units.iter().map(|u| u.space.core_radius(self.core)).fold(0.0, f64::max);
+        for (k, u) in units.iter().enumerate() {
+            for &i in &u.members {
+                self.unit_of[i as usize] = k as u32;
+            }
+        }
+        // Each unit's plan takes its team's route along and brings it back.
+        let mut work: Vec<(usize, Route, Option<UnitPlan>)> = units
+            .iter()
+            .enumerate()
+            .map(|(k, u)| (k, std::mem::take(&mut self.routes[u.team as usize]), None))
+            .collect();
+        {
+            let this = &*self;
+            let units = &units;
+            workers.for_each(work.chunks_mut(UNITS_PER_CHUNK).collect(), |_, chunk| {
+                for (k, route, plan) in chunk.iter_mut() {
+                    *plan = Some(this.plan_unit(scene, grid, units, *k, std::mem::take(route)));
+                }
+            });
+        }
+        for (k, _, plan) in work {
+            let Some(plan) = plan else { continue };
+            self.routes[units[k].team as usize] = plan.route;
+            for (i, target, speed, own) in plan.members {
+                self.target[i as usize] = target;
+                self.speed[i as usize] = speed;
+                self.own_path[i as usize] = own;
+            }
+            for &i in &units[k].members {
+                formation[i as usize] = plan.kind.index();
+            }
+        }
+        self.units = units;
+    }
+
+    /// One group's path, formation and member targets, from the snapshot.
+    fn plan_unit(
+        &self,
+        scene: &Scene,
+        grid: Option<&NodeGrid>,
+        units: &[Unit],
+        k: usize,
+        mut route: Route,
+    ) -> UnitPlan {
+        let agents = &scene.agents;
+        let u = &units[k];
+        let c = u.space.centre;
+        let members = &u.members;
+        let nm = members.len();
+        let radius = members.iter().map(|&i| agents.radius[i as usize]).fold(0.0, f64::max);
+        let (wp, remaining) = route.follow(grid, c, u.aim, radius);
+        let first = members[0] as usize;
+        let heading = unit(wp - c).or_else(|| unit(u.aim - c)).unwrap_or(agents.ori[first]);
+        let speed = agents.speed[first];
+        let layout = self.layout;
+        let population = scene.teams[u.team as usize].population as usize;
+        let kind = match self.keep[population] {
+            Some(Keep::Fixed(kind)) => kind,
+            _ => {
+                let depth = bg::roi_depth(u.space.radius, speed, remaining);
+                let ahead = Ahead { centre: c, heading, depth };
+                let reach = depth + u.space.radius + 2.0 * scene.max_radius + layout.spacing() * nm as f64;
+                let mut others = Vec::new();
+                scene.grid.for_each_candidate(c, reach, |j| {
+                    if self.unit_of[j as usize] != k as u32 {
+                        others.push(Disc { centre: agents.pos[j as usize], radius: agents.radius[j as usize] });
+                    }
+                });
+                for (o, v) in units.iter().enumerate() {
+                    if o != k && v.space.centre.distance(c) <= reach + v.space.radius {
+                        others.push(Disc { centre: v.space.centre, radius: v.space.core_radius(self.core) });
+                    }
+                }
+                let free = FreeSpace { walk: Some(&scene.space), others: &others };
+                bg::choose_formation(nm, &layout, radius, &ahead, &free)
+            }
+        };
+        let pos: Vec<Vec2> = members.iter().map(|&i| agents.pos[i as usize]).collect();
+        // The point the slots are laid around: a stride ahead, or the goal itself on the last stretch.
+        let lead = if remaining <= LEAD { u.aim } else { c + heading * LEAD };
+        let mut out = Vec::with_capacity(nm);
+        match kind {
+            FormationKind::SideBySide | FormationKind::V => {
+                let local = bg::slots(kind, nm, &layout);
+                let world: Vec<Vec2> = local.iter().map(|s| bg::to_world(lead, heading, *s)).collect();
+                let assign = bg::assign_slots(&pos, &world);
+                for (m, &i) in members.iter().enumerate() {
+                    let Some(&s) = assign.get(m).filter(|&&s| s < world.len()) else { continue };
+                    let speed = match kind {
+                        // Hocevar et al., section 3.3: faster above 90° between C→agent and C→goal, slower below.
+                        FormationKind::SideBySide => bg::side_by_side_speed_factor(c, pos[m], wp, layout.spacing()),
+                        _ => bg::slot_speed_factor(c, heading, pos[m], local[s], layout.spacing()),
+                    };
+                    out.push((i, world[s], speed, false));
+                }
+            }
+            FormationKind::River => {
+                // Emergent single file: the front member walks the path, each
+                // other member follows the one ahead of it at one spacing.
+                let order = bg::river_order(&pos, heading);
+                for (rank, &m) in order.iter().enumerate() {
+                    let target = if rank == 0 {
+                        u.aim
+                    } else {
+                        let ahead = pos[order[rank - 1]];
+                        match unit(ahead - pos[m]) {
+                            Some(d) => ahead - d * layout.spacing(),
+                            None => pos[m],
+                        }
+                    };
+                    out.push((members[m], target, 1.0, rank == 0));
+                }
+            }
+        }
+        UnitPlan { route, kind, members: out }
+    }
+
+    /// What the agents' pass reads of agent `i`'s group, when it seeks `goal`.
+    pub fn slot(&self, i: usize, pos: Vec2, goal: Vec2) -> Slot {
+        let unit = self.unit_of.get(i).copied().unwrap_or(NONE);
+        Slot {
+            grouped: unit != NONE && self.units.get(unit as usize).is_some_and(|u| u.aim == goal),
+            unit,
+            target: self.target.get(i).copied().unwrap_or(pos),
+            pace: self.speed.get(i).copied().unwrap_or(1.0),
+            own_path: self.own_path.get(i).copied().unwrap_or(false),
+        }
+    }
+
+    /// Hocevar et al., section 3.3: "we keep a small region inside group
+    /// space where the markers cannot be used for agents from a different
+    /// group". A step that would end deeper inside another group's core turns
+    /// (right first) until it does not; with no such turn the agent waits.
+    /// `team`: the agent's team; `own`: its unit, or `NONE`.
+    pub fn detour(&self, team: u32, pos: Vec2, target: Vec2, step: f64, own: u32) -> Vec2 {
+        if self.units.is_empty() {
+            return target;
+        }
+        let blocked = |q: Vec2| {
+            let mut hit = false;
+            self.cores.for_each_candidate(q, self.max_core, |u| {
+                let unit = &self.units[u as usize];
+                if hit || u == own || unit.team == team {
+                    return;
+                }
+                let c = unit.space.centre;
+                // Walking out of a core is always allowed.
+                hit = unit.space.in_core(q, self.core) && q.distance_squared(c) < pos.distance_squared(c);
+            });
+            hit
+        };
+        let d = goal_step(pos, target, step);
+        if d == Vec2::ZERO || !blocked(pos + d) {
+            return target;
+        }
+        for (c, s) in DETOURS {
+            let r = Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c);
+            if !blocked(pos + r) {
+                return pos + r;
+            }
+        }
+        pos
+    }
+}

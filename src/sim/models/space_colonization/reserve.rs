@@ -1,0 +1,225 @@
+//! The crowd extension's marker reservation (Rodrigues et al. 2010, Sec 6)
+//! and surround's disjoint marker claims: the tables of who holds which
+//! marker, granted in id order after every agent moved.
+
+use super::walk::Walk;
+use crate::ir::{Vec2, NONE};
+use crate::sim::scene::Scene;
+
+/// The two reservation passes after each step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    At,
+    Next,
+}
+
+/// An agent's entry in the table of drives, as the markers' bookkeeping sees it.
+pub(crate) trait Walks {
+    /// The agent's walk when space colonization drives it.
+    fn walk(&mut self) -> Option<&mut Walk>;
+    /// Its walk when it reserves markers (the crowd extension).
+    fn reserving(&mut self) -> Option<&mut Walk>;
+    /// Its walk when its tree claims markers (surround).
+    fn claiming(&mut self) -> Option<&mut Walk>;
+}
+
+/// Who holds which marker.
+pub(crate) struct Tables {
+    /// By marker: the id of the agent holding it (crowd reservation), or `NONE`.
+    pub held: Vec<u32>,
+    /// By marker: the id of the surrounding agent whose tree claimed it, or `NONE`.
+    pub claimed: Vec<u32>,
+}
+
+/// The node whose markers an agent asks for in a reservation pass: the node
+/// it walks from, or once that is held, the next node.
+fn asks(walk: &Walk, pass: Pass) -> Option<Vec2> {
+    match pass {
+        Pass::At => walk.unheld_at(),
+        Pass::Next if walk.holds_at => walk.ungranted_next(),
+        Pass::Next => None,
+    }
+}
+
+/// Looks up, during the parallel pass, the markers within `r` that the
+/// reservation passes will ask for the agent's nodes (the lists are kept per
+/// node), so that the sequential passes only grant.
+pub(crate) fn prepare_hold(walk: &mut Walk, scene: &Scene, r: f64) {
+    if let Some(node) = walk.unheld_at() {
+        walk.at_markers.of(&scene.markers, &scene.marker_grid, node, r);
+    }
+    // Asked for once the node walked from is held, which the first pass may grant.
+    if let Some(node) = walk.ungranted_next() {
+        walk.next_markers.of(&scene.markers, &scene.marker_grid, node, r);
+    }
+}
+
+impl Tables {
+    /// Tables for `markers` markers, each only when some behaviour uses it.
+    pub fn new(markers: usize, reserves: bool, claims: bool) -> Tables {
+        Tables {
+            held: vec![NONE; if reserves { markers } else { 0 }],
+            claimed: vec![NONE; if claims { markers } else { 0 }],
+        }
+    }
+
+    /// Gives back every marker the agent with `id` holds or claims.
+    pub fn release(&mut self, id: u32, walk: &mut Walk) {
+        for list in [&mut walk.held_at, &mut walk.held_next, &mut walk.claimed] {
+            for m in list.drain(..) {
+                for table in [&mut self.held, &mut self.claimed] {
+                    if table.get(m as usize) == Some(&id) {
+                        table[m as usize] = NONE;
+                    }
+                }
+            }
+        }
+        walk.holds_at = false;
+        walk.granted = false;
+    }
+
+    /// Reservations after each pass, in id order, for markers within `r` of
+    /// a node: an agent that reached its next node gives back the node it
+    /// left, then every asking agent is served, first for the node it stands
+    /// on, then for the next one.
+    pub fn settle_reservations<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], r: f64) {
+        for (i, d) in drives.iter_mut().enumerate() {
+            let Some(walk) = d.walk() else { continue };
+            if walk.moved_on {
+                let id = scene.agents.id[i];
+                walk.moved_on = false;
+                for m in walk.held_at.drain(..) {
+                    if self.held[m as usize] == id {
+                        self.held[m as usize] = NONE;
+                    }
+                }
+                walk.held_at = std::mem::take(&mut walk.held_next);
+            }
+        }
+        // Every agent's own node first, so an agent that holds nothing yet is still seen.
+        for pass in [Pass::At, Pass::Next] {
+            // The few agents that ask are found first, and all their table
+            // entries read, before any is served: the cache misses of
+            // loops whose iterations do not wait on each other overlap.
+            let asking: Vec<(usize, Vec2)> =
+                drives.iter_mut().enumerate().filter_map(|(i, d)| Some((i, asks(d.reserving()?, pass)?))).collect();
+            let mut seen = 0;
+            for &(i, _) in &asking {
+                seen ^= drives[i].reserving().map_or(0, |w| self.touch_held(w, pass));
+            }
+            std::hint::black_box(seen);
+            for &(i, node) in &asking {
+                if let Some(walk) = drives[i].reserving() {
+                    self.hold(scene, i, walk, pass, node, r);
+                }
+            }
+        }
+    }
+
+    /// Surround after each pass, in id order: every tree gives back its
+    /// claims, then each claims the markers within `r` of its nodes that no
+    /// earlier tree has.
+    pub fn settle_claims<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], r: f64) {
+        for (i, d) in drives.iter_mut().enumerate() {
+            let Some(walk) = d.walk() else { continue };
+            let id = scene.agents.id[i];
+            for m in std::mem::take(&mut walk.claimed) {
+                if self.claimed[m as usize] == id {
+                    self.claimed[m as usize] = NONE;
+                }
+            }
+        }
+        for (i, d) in drives.iter_mut().enumerate() {
+            let Some(walk) = d.claiming() else { continue };
+            let id = scene.agents.id[i];
+            let mut list = Vec::new();
+            if let Some(tree) = &walk.tree {
+                for node in tree.nodes() {
+                    scene.markers.within(&scene.marker_grid, node.pos, r, |m| {
+                        if self.claimed[m as usize] == NONE {
+                            self.claimed[m as usize] = id;
+                            list.push(m);
+                        }
+                    });
+                }
+            }
+            walk.claimed = list;
+        }
+    }
+
+    /// One reservation pass for agent `i`, which asks for the markers of
+    /// `node` (see [`asks`]): those still free of the node it stands on,
+    /// or all or none of the node it wants to walk to.
+    fn hold(&mut self, scene: &Scene, i: usize, walk: &mut Walk, pass: Pass, node: Vec2, r: f64) {
+        let agents = &scene.agents;
+        let id = agents.id[i];
+        match pass {
+            Pass::At => {
+                // Where two agents appeared closer than a node's reach, the later one
+                // holds what is free (so others see it) and waits for the rest.
+                let near = walk.at_markers.of(&scene.markers, &scene.marker_grid, node, r);
+                walk.holds_at = hold_free(&mut self.held, near, id, &mut walk.held_at);
+            }
+            Pass::Next => {
+                let wanted = walk.next_markers.of(&scene.markers, &scene.marker_grid, node, r);
+                match try_hold(&mut self.held, wanted, id) {
+                    Ok(()) => {
+                        walk.held_next.clear();
+                        walk.held_next.extend_from_slice(wanted);
+                        walk.granted = true;
+                    }
+                    Err(holder) => {
+                        // Someone coming the other way, or standing still, is not worth waiting for.
+                        let heading = agents.ori[i];
+                        (walk.urgent, walk.behind_arrived) = match agents.id.binary_search(&holder) {
+                            Ok(j) => (
+                                agents.ori[j].dot(heading) < 0.0 || agents.vel[j].length_squared() == 0.0,
+                                agents.arrived[j],
+                            ),
+                            Err(_) => (false, false),
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads the table entries of the first, middle and last markers an
+    /// agent asks for in `pass` (listed in the parallel pass): a node's
+    /// markers lie in a few runs of consecutive ids.
+    fn touch_held(&self, walk: &Walk, pass: Pass) -> u32 {
+        let ids = match pass {
+            Pass::At => &walk.at_markers.ids,
+            Pass::Next => &walk.next_markers.ids,
+        };
+        let entry = |k: usize| ids.get(k).map_or(0, |&m| self.held[m as usize]);
+        entry(0) ^ entry(ids.len() / 2) ^ entry(ids.len().wrapping_sub(1))
+    }
+}
+
+/// Adds to `list` the markers of `near` that nobody else holds; whether that is all of them.
+fn hold_free(held: &mut [u32], near: &[u32], id: u32, list: &mut Vec<u32>) -> bool {
+    let mut all = true;
+    for &m in near {
+        match held[m as usize] {
+            NONE => {
+                held[m as usize] = id;
+                list.push(m);
+            }
+            h => all &= h == id,
+        }
+    }
+    all
+}
+
+/// Holds every marker of `wanted` for agent `id` when none is held by another.
+/// `Err` names the holder of the first marker held by another agent.
+fn try_hold(held: &mut [u32], wanted: &[u32], id: u32) -> Result<(), u32> {
+    if let Some(&m) = wanted.iter().find(|&&m| held[m as usize] != NONE && held[m as usize] != id) {
+        return Err(held[m as usize]);
+    }
+    for &m in wanted {
+        held[m as usize] = id;
+    }
+    Ok(())
+}

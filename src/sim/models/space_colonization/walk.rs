@@ -1,0 +1,332 @@
+//! Tree paths walked (Rodrigues et al. 2010, Eqs 1–7 and 9, with the branch
+//! deaths of Sec 4.1 and the pursue crossing of Fig 3), and a blocked crowd
+//! agent's way around (Sec 6).
+
+use crate::ir::{Vec2, NONE};
+use crate::math::unit;
+use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
+use crate::rng::{stream, Draws, Purpose};
+use crate::sim::scene::Scene;
+use crate::sim::stage::Plan;
+use crate::world::grid::Grid;
+use crate::world::markers::Markers;
+
+/// A crowd agent that has waited this long for a node's markers regrows its
+/// path around the markers others hold, s.
+const PATIENCE: f64 = 1.0;
+/// The same when the blocker comes the other way or stands still, s.
+const URGENT_PATIENCE: f64 = 0.25;
+/// Ancestors kept behind the node an agent walks from: enough for the
+/// Voronoi competition of Eq 1 near the agent, few enough to keep trees small.
+const KEEP_BEHIND: u32 = 2;
+
+/// How trees grow and are walked: Eqs 1–7's constants, the regrowing
+/// distance and the growth cap, read once per run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Growth {
+    pub tree: TreeParams,
+    /// `R_d`: the goal moved this far from where the tree was aimed: regrow.
+    pub recompute: f64,
+    pub max_iterations: u32,
+}
+
+impl Growth {
+    /// The crowd extension's action radius (Sec 6: `A_r = α/2`, so a node's
+    /// markers and its neighbours' cover the segments between them).
+    pub fn reserve_radius(&self) -> f64 {
+        self.tree.alpha / 2.0
+    }
+}
+
+/// How an agent walks its tree this step, and what the others hold: the
+/// marker tables of the last settle.
+#[derive(Clone, Copy)]
+pub(crate) struct Rules<'a> {
+    /// The crowd extension: reserve markers instead of distance enforcement.
+    pub reserve: bool,
+    /// Surround: grow over markers no other pursuer's tree claimed.
+    pub disjoint: bool,
+    /// By marker: the agent holding it, or `NONE`.
+    pub held: &'a [u32],
+    /// By marker: the agent whose tree claimed it, or `NONE`.
+    pub claimed: &'a [u32],
+}
+
+/// One agent's path state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Walk {
+    pub tree: Option<Tree>,
+    /// The node the agent walks from (last reached) and the one it walks to.
+    pub at: u32,
+    pub next: u32,
+    /// The lure point the tree was grown for.
+    pub aimed: Vec2,
+    /// A node got within `α` of the goal: growth stops.
+    pub done: bool,
+    /// Shape formation: the hull point, and whether direct motion took over.
+    pub hull_goal: Vec2,
+    pub direct: bool,
+    /// Hull points drawn so far by this formation walk.
+    pub hull_draws: u64,
+    /// Reservation: whether the agent holds the markers of `at` and of `next`.
+    pub holds_at: bool,
+    pub granted: bool,
+    pub held_at: Vec<u32>,
+    pub held_next: Vec<u32>,
+    /// The markers of the node walked from and of the next node: what the
+    /// agent asks for, step after step, until it holds them.
+    pub at_markers: NodeMarkers,
+    pub next_markers: NodeMarkers,
+    /// Reached `next` in the last pass: its markers become `held_at`.
+    pub moved_on: bool,
+    /// Steps waited for a grant.
+    pub waited: u32,
+    /// Regrowing around the markers others hold.
+    pub avoid: bool,
+    /// The agent blocking the next node walks the other way or stands still.
+    pub urgent: bool,
+    /// The agent blocking the next node has arrived where it was going.
+    pub behind_arrived: bool,
+    /// Surround: markers this agent's tree claimed at the last settle.
+    pub claimed: Vec<u32>,
+}
+
+impl Walk {
+    /// The node walked from, while its markers are not all held.
+    pub fn unheld_at(&self) -> Option<Vec2> {
+        let tree = self.tree.as_ref()?;
+        (!self.holds_at && (self.at as usize) < tree.len()).then(|| tree.pos(self.at))
+    }
+
+    /// The next node, while its markers are not granted.
+    pub fn ungranted_next(&self) -> Option<Vec2> {
+        let tree = self.tree.as_ref()?;
+        (!self.granted && self.next != NO_NODE && (self.next as usize) < tree.len()).then(|| tree.pos(self.next))
+    }
+
+    /// Branch death: everything ahead of the node walked from is cut, and the
+    /// tree regrows from there.
+    fn cut_ahead(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            let at = self.at;
+            tree.prune_at(at, NO_NODE, &mut [&mut self.at]);
+            tree.iterations = 0;
+        }
+        self.next = NO_NODE;
+        self.granted = false;
+        self.done = false;
+    }
+}
+
+/// The markers within reach of one node, kept while the node stays the same.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeMarkers {
+    node: Option<Vec2>,
+    pub ids: Vec<u32>,
+}
+
+impl NodeMarkers {
+    /// The markers within `r` of `node`, in the index's query order.
+    pub fn of(&mut self, markers: &Markers, grid: &Grid, node: Vec2, r: f64) -> &[u32] {
+        if self.node != Some(node) {
+            self.ids.clear();
+            markers.within(grid, node, r, |m| self.ids.push(m));
+            self.node = Some(node);
+        }
+        &self.ids
+    }
+}
+
+/// Whether `p` lies on the segment `[a, b]` (to rounding): the rest of a
+/// segment that was clear when its node was made is clear too.
+fn on_segment(p: Vec2, a: Vec2, b: Vec2) -> bool {
+    const ON: f64 = 1e-9;
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    len2 > 0.0 && (p - a).perp_dot(ab).abs() <= ON * len2 && (p - a).dot(ab) >= 0.0 && (p - a).dot(ab) <= len2
+}
+
+impl Growth {
+    /// Grows agent `i`'s tree one iteration and walks it (Eq 9): the plan's
+    /// target is the next path node, or the goal once the last node is reached.
+    pub fn plan(&self, scene: &Scene, i: usize, walk: &mut Walk, draws: &mut Draws, lure: Lure, rules: Rules) -> Plan {
+        let Rules { reserve, disjoint, held, claimed } = rules;
+        let agents = &scene.agents;
+        let pos = agents.pos[i];
+        let id = agents.id[i];
+        let beta = scene.stride(i);
+        let mut params = self.tree;
+        if reserve {
+            params.action_radius = self.reserve_radius();
+        }
+        // Waiting behind an agent that has arrived counts as walking, blocked:
+        // inside the goal region that is arriving too, so regions fill from their aim outwards.
+        let still = Plan { active: reserve && walk.behind_arrived, enforce: !reserve, ..Plan::stand(pos) };
+        if walk.tree.as_ref().map_or(true, Tree::is_empty) {
+            walk.tree = Some(Tree::new(pos));
+        }
+        let point = match lure {
+            Lure::Goal(g) | Lure::Away(g) => g,
+        };
+        // Branch death (ii): the goal moved farther than R_d: regrow from where the agent walks from.
+        if point.distance(walk.aimed) > self.recompute {
+            walk.cut_ahead();
+            walk.aimed = point;
+        }
+        let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
+        let head = if walk.next != NO_NODE { walk.next } else { walk.at };
+        if let Lure::Goal(g) = lure {
+            // Pursue: the target crossed the tree; keep the path to the crossing node only.
+            if !walk.done {
+                let r2 = params.action_radius * params.action_radius;
+                let near = |n: &u32| tree.pos(*n).distance_squared(g) <= r2;
+                // Most steps no node is near the target: only then is the subtree worth finding.
+                let crossing = (head..tree.len() as u32).find(near).and_then(|first| {
+                    let inside = tree.subtree(head);
+                    (first..tree.len() as u32).find(|&n| inside[n as usize] && near(&n))
+                });
+                if let Some(n) = crossing {
+                    let (mut at, mut next) = (walk.at, walk.next);
+                    tree.prune_at(n, NO_NODE, &mut [&mut at, &mut next]);
+                    (walk.at, walk.next) = (at, next);
+                    walk.done = true;
+                }
+            }
+        }
+        if !walk.done && tree.iterations < self.max_iterations {
+            let avoid = walk.avoid;
+            let usable = move |m: u32| {
+                let m = m as usize;
+                (!disjoint || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
+            };
+            let field = Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable };
+            let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
+            let head = if walk.next != NO_NODE { walk.next } else { walk.at };
+            tree.grow(&field, &params, lure, head, &mut || rng.unit());
+            if let Lure::Goal(g) = lure {
+                let best = tree.best_in(head, lure);
+                if tree.pos(best).distance(g) <= params.alpha {
+                    walk.done = true;
+                }
+            }
+        }
+        // Reservation: move only while holding the markers of both ends of the segment.
+        if reserve && walk.next != NO_NODE && !(walk.granted && walk.holds_at) {
+            walk.waited += 1;
+            // Patience varies by agent so that agents blocking each other do not all turn at once.
+            let base = if walk.urgent { URGENT_PATIENCE } else { PATIENCE };
+            let patience = base * (0.5 + (crate::hash::splitmix64(u64::from(id)) >> 11) as f64 / (1u64 << 53) as f64);
+            if f64::from(walk.waited) * scene.clock.dt >= patience {
+                walk.cut_ahead();
+                walk.avoid = true;
+                walk.waited = 0;
+                let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
+                if let Some(side) = sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i]) {
+                    walk.next = tree.push_child(walk.at, side);
+                }
+            }
+            return still;
+        }
+        walk.waited = 0;
+        if walk.next == NO_NODE {
+            if let Some(c) = tree.choose_branch(walk.at, lure) {
+                let mut next = c;
+                let at = walk.at;
+                tree.prune_at(at, c, &mut [&mut walk.at, &mut next]);
+                walk.next = next;
+                walk.granted = false;
+                walk.avoid = false;
+                if reserve {
+                    return still;
+                }
+            }
+        }
+        if walk.next == NO_NODE {
+            // At a leaf: the goal is near (walk to it), or the tree is still growing, or it is stuck.
+            return match lure {
+                Lure::Goal(g) if walk.done => {
+                    if reserve {
+                        // The last leg is reserved like any segment: the goal becomes the next node.
+                        if pos.distance(g) > beta && scene.space.segment_clear(tree.pos(walk.at), g, 0.0) {
+                            walk.next = tree.push_child(walk.at, g);
+                            walk.granted = false;
+                        }
+                        return still;
+                    }
+                    Plan::walk_to(g)
+                }
+                _ => {
+                    if tree.iterations >= self.max_iterations || tree.len() == 1 && tree.iterations > 0 {
+                        // Nothing left to grow into from here: start over where the agent stands.
+                        *tree = Tree::new(pos);
+                        walk.at = 0;
+                        walk.aimed = point;
+                    }
+                    still
+                }
+            };
+        }
+        let node = tree.pos(walk.next);
+        if pos.distance(node) <= beta {
+            // Lands on the node this step: it becomes the node walked from.
+            walk.at = walk.next;
+            walk.next = NO_NODE;
+            walk.moved_on = reserve;
+            walk.granted = false;
+            let at = walk.at;
+            tree.forget_behind(at, KEEP_BEHIND, &mut [&mut walk.at]);
+        } else if pos.distance(tree.pos(walk.at)) > beta
+            && !on_segment(pos, tree.pos(walk.at), node)
+            && !scene.space.segment_clear(pos, node, agents.radius[i])
+        {
+            // Pushed off the path behind an obstacle: back to the node walked from.
+            return Plan { enforce: !reserve, ..Plan::walk_to(tree.pos(walk.at)) };
+        }
+        Plan { enforce: !reserve, ..Plan::walk_to(node) }
+    }
+}
+
+/// A blocked crowd agent's way around: the first node `α` away from `from`,
+/// turning from the goal direction in 30° steps (alternating sides, the
+/// first side by id), whose segment is clear and whose markers nobody else
+/// holds.
+///
+/// NOTE: the paper has a blocked agent wait until the markers are freed;
+/// in head-on flows that deadlocks. Its own account of lanes is that
+/// people "change trajectory whenever they encounter an entity moving in
+/// the opposite direction", which is what this does after the wait.
+fn sidestep(
+    scene: &Scene,
+    held: &[u32],
+    from: Vec2,
+    goal: Vec2,
+    params: TreeParams,
+    id: u32,
+    radius: f64,
+) -> Option<Vec2> {
+    const C30: f64 = 0.866_025_403_784_438_6;
+    const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
+    let dir = unit(goal - from)?;
+    let first = if id % 2 == 0 { 1.0 } else { -1.0 };
+    for (c, s) in TURNS {
+        for side in [first, -first] {
+            let s = s * side;
+            let d = Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c);
+            let cand = from + d * params.alpha;
+            if !scene.space.segment_clear(from, cand, radius) {
+                continue;
+            }
+            let mut free = true;
+            let mut any = false;
+            scene.markers.within(&scene.marker_grid, cand, params.action_radius, |m| {
+                let h = held[m as usize];
+                any = true;
+                free &= h == NONE || h == id;
+            });
+            if free && any {
+                return Some(cand);
+            }
+        }
+    }
+    None
+}
