@@ -58,7 +58,39 @@ impl<'p> Simulation<'p> {
         }
         let arrived = self.arrived_now(i, t, agents.vel[i], agents.active[i]);
         let fired = self.fired_rule(i, t, agents.ori[i]);
-        Decision { arrived, fired, todo: arrived != was || !agents.settled[i] }
+        Decision { arrived, fired, todo: self.changes(i, t, arrived, fired) }
+    }
+
+    /// Whether applying the decision (`arrived`, `fired`) of agent `i` at `t`
+    /// changes anything, read-only: what [`Simulation::apply_decision`] would
+    /// do, short of doing it. Only such agents wait for the sequential apply;
+    /// for the others it would change nothing, so skipping it gives the same
+    /// state whichever agents the pass ran first.
+    fn changes(&self, i: usize, t: f64, arrived: bool, fired: u32) -> bool {
+        let agents = &self.scene.agents;
+        if arrived != agents.arrived[i] {
+            return true;
+        }
+        if agents.settled[i] {
+            return false;
+        }
+        let m = &agents.mind[i];
+        let body = &self.scene.program.behaviours
+            [self.scene.program.populations[m.member.population.index()].behaviour.index()]
+        .body;
+        let enters = match body {
+            BehaviourBody::Rules(_) => fired != m.mode,
+            BehaviourBody::States(states) => {
+                m.mode == NONE || {
+                    let state = &states[m.mode as usize];
+                    state.transitions.iter().any(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived))
+                }
+            }
+        };
+        // A pick still to make is retried until it succeeds; a mode seeking a
+        // goal the agent lacks is an error the apply reports.
+        let pick_pending = !m.picked && body.mode_actions(m.mode).iter().any(|a| matches!(a, Action::PickGoal));
+        enters || pick_pending || m.aim_is_own_goal && m.goal == Goal::None
     }
 
     /// Phase 3 for the agents that appeared at time `t` (all of them at the
@@ -235,7 +267,9 @@ impl<'p> Simulation<'p> {
                 }
                 for _ in 0..states.len() {
                     let state = &states[self.scene.agents.mind[i].mode as usize];
-                    let next = state.transitions.iter().find(|tr| self.triggered(i, &tr.trigger, &state.actions, t));
+                    let arrived = self.scene.agents.arrived[i];
+                    let next =
+                        state.transitions.iter().find(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived));
                     match next {
                         Some(tr) => self.enter(i, tr.to, t)?,
                         None => break,
@@ -261,9 +295,10 @@ impl<'p> Simulation<'p> {
         Ok(())
     }
 
-    fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64) -> bool {
+    /// Whether `trigger` fires for agent `i` at `t`, when `arrived` says
+    /// whether it is at its aim (read-only).
+    fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64, arrived: bool) -> bool {
         let m = &self.scene.agents.mind[i];
-        let arrived = self.scene.agents.arrived[i];
         match trigger {
             Trigger::Arrival => arrived,
             Trigger::Done => actions.iter().all(|a| match a {

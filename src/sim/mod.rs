@@ -42,7 +42,7 @@ mod spawn;
 mod stage;
 mod workers;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::ir::{BehaviourBody, Program, Vec2, NONE};
@@ -55,6 +55,7 @@ use crate::world::walkable::Walkable;
 use agents::retain;
 pub use error::SimError;
 use models::{Drive, Models};
+use motion::Blame;
 use sample::upper_bound;
 use scene::{Clock, Scene};
 use stage::Plan;
@@ -124,18 +125,54 @@ struct PopState {
     leaving: bool,
 }
 
-/// What the parallel pass writes for a run of consecutive agents, one slot
-/// each: its decision, its move, and its own state.
-struct Slots<'a> {
-    arrived: &'a mut [bool],
-    fired: &'a mut [u32],
-    todo: &'a mut [bool],
+/// Where the agents' moves of a step go, one slot per agent: the snapshot's
+/// own arrays stay as they were until every agent has moved.
+struct Moves<'a> {
     target: &'a mut [Vec2],
     active: &'a mut [bool],
     next: &'a mut [Vec2],
     vel: &'a mut [Vec2],
     ori: &'a mut [Vec2],
+    /// Grid cells of `next`.
     key: &'a mut [u32],
+}
+
+impl<'a> Moves<'a> {
+    /// Writes the move of the agent in slot `j`, whose heading was `ori`;
+    /// whether it is finite (a non-finite move writes its position and plan only).
+    fn put(&mut self, j: usize, plan: Plan, m: &motion::Move, ori: Vec2, grid: &Grid) -> bool {
+        (self.target[j], self.active[j], self.next[j]) = (plan.target, plan.active, m.next);
+        if !m.next.is_finite() {
+            return false;
+        }
+        self.vel[j] = m.vel;
+        self.ori[j] = m.heading.unwrap_or(ori);
+        self.key[j] = grid.key_of(m.next);
+        true
+    }
+
+    fn split_at(self, k: usize) -> (Self, Self) {
+        let (target, target_) = self.target.split_at_mut(k);
+        let (active, active_) = self.active.split_at_mut(k);
+        let (next, next_) = self.next.split_at_mut(k);
+        let (vel, vel_) = self.vel.split_at_mut(k);
+        let (ori, ori_) = self.ori.split_at_mut(k);
+        let (key, key_) = self.key.split_at_mut(k);
+        (
+            Moves { target, active, next, vel, ori, key },
+            Moves { target: target_, active: active_, next: next_, vel: vel_, ori: ori_, key: key_ },
+        )
+    }
+}
+
+/// What a parallel pass writes for a run of consecutive agents, one slot
+/// each: its decision, its move, and its own state.
+struct Slots<'a> {
+    arrived: &'a mut [bool],
+    fired: &'a mut [u32],
+    todo: &'a mut [bool],
+    deferred: &'a mut [bool],
+    moves: Moves<'a>,
     drive: &'a mut [Drive],
     draws: &'a mut [Draws],
 }
@@ -159,31 +196,32 @@ impl<'a> Slots<'a> {
         let (arrived, arrived_) = self.arrived.split_at_mut(k);
         let (fired, fired_) = self.fired.split_at_mut(k);
         let (todo, todo_) = self.todo.split_at_mut(k);
-        let (target, target_) = self.target.split_at_mut(k);
-        let (active, active_) = self.active.split_at_mut(k);
-        let (next, next_) = self.next.split_at_mut(k);
-        let (vel, vel_) = self.vel.split_at_mut(k);
-        let (ori, ori_) = self.ori.split_at_mut(k);
-        let (key, key_) = self.key.split_at_mut(k);
+        let (deferred, deferred_) = self.deferred.split_at_mut(k);
+        let (moves, moves_) = self.moves.split_at(k);
         let (drive, drive_) = self.drive.split_at_mut(k);
         let (draws, draws_) = self.draws.split_at_mut(k);
         (
-            Slots { arrived, fired, todo, target, active, next, vel, ori, key, drive, draws },
+            Slots { arrived, fired, todo, deferred, moves, drive, draws },
             Slots {
                 arrived: arrived_,
                 fired: fired_,
                 todo: todo_,
-                target: target_,
-                active: active_,
-                next: next_,
-                vel: vel_,
-                ori: ori_,
-                key: key_,
+                deferred: deferred_,
+                moves: moves_,
                 drive: drive_,
                 draws: draws_,
             },
         )
     }
+}
+
+/// Which agents a parallel pass plans and moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Movers {
+    /// Every agent is decided; those whose decision does not change move.
+    Unchanged,
+    /// The agents whose changed decision the apply left to a parallel pass.
+    Deferred,
 }
 
 /// Per-step scratch arrays, grown once and reused.
@@ -192,8 +230,10 @@ struct Scratch {
     arrived: Vec<bool>,
     fired: Vec<u32>,
     todo: Vec<bool>,
+    /// Applied, and left for the second pass to plan and move.
+    deferred: Vec<bool>,
     /// The agents' positions, velocities, headings and targets after the
-    /// pass: the snapshot's own arrays stay as they were until every agent moved.
+    /// passes: the snapshot's own arrays stay as they were until every agent moved.
     next: Vec<Vec2>,
     vel: Vec<Vec2>,
     ori: Vec<Vec2>,
@@ -203,6 +243,19 @@ struct Scratch {
     keys: Vec<u32>,
     keys_valid: bool,
     keep: Vec<bool>,
+}
+
+impl Scratch {
+    fn moves(&mut self) -> Moves<'_> {
+        Moves {
+            target: &mut self.target,
+            active: &mut self.active,
+            next: &mut self.next,
+            vel: &mut self.vel,
+            ori: &mut self.ori,
+            key: &mut self.keys,
+        }
+    }
 }
 
 pub struct Simulation<'p> {
@@ -490,61 +543,27 @@ impl<'p> Simulation<'p> {
         s.arrived.resize(n, false);
         s.fired.resize(n, NONE);
         s.todo.resize(n, false);
+        s.deferred.clear();
+        s.deferred.resize(n, false);
         s.next.resize(n, Vec2::ZERO);
         s.vel.resize(n, Vec2::ZERO);
         s.ori.resize(n, Vec2::ZERO);
         s.target.resize(n, Vec2::ZERO);
         s.active.resize(n, false);
         s.keys.resize(n, 0);
-        let mut drives = std::mem::take(&mut self.drives);
-        let mut draws = std::mem::take(&mut self.draws);
-        let bad = AtomicBool::new(false);
-        let slots = Slots {
-            arrived: &mut s.arrived,
-            fired: &mut s.fired,
-            todo: &mut s.todo,
-            target: &mut s.target,
-            active: &mut s.active,
-            next: &mut s.next,
-            vel: &mut s.vel,
-            ori: &mut s.ori,
-            key: &mut s.keys,
-            drive: &mut drives,
-            draws: &mut draws,
-        };
-        self.workers.for_each(slots.chunks(CHUNK), |k, c| {
-            let agents = &self.scene.agents;
-            for j in 0..c.arrived.len() {
-                let i = k * CHUNK + j;
-                let d = self.decide_one(i, t);
-                (c.arrived[j], c.fired[j], c.todo[j]) = (d.arrived, d.fired, d.todo);
-                if d.todo {
-                    continue;
-                }
-                let plan = self.models.plan(&self.scene, i, &mut c.drive[j], &mut c.draws[j]);
-                (c.target[j], c.active[j]) = (plan.target, plan.active);
-                let m = motion::move_agent(&self.scene, i, plan);
-                c.next[j] = m.next;
-                if !m.next.is_finite() {
-                    bad.store(true, Ordering::Relaxed);
-                    continue;
-                }
-                c.vel[j] = m.vel;
-                c.ori[j] = m.heading.unwrap_or(agents.ori[i]);
-                c.key[j] = self.scene.grid.key_of(m.next);
+        let unfinished = self.pass(t, &mut s, Movers::Unchanged);
+        let sequential = self.workers.sequential_since(Instant::now());
+        let result = self.apply_changed(t, &mut s).and_then(|deferred| {
+            // The deferred agents come before any that failed to apply: a
+            // move of theirs that is not finite is the first failure.
+            match deferred.then(|| self.pass(t, &mut s, Movers::Deferred)).flatten() {
+                Some((i, blame)) => Err(self.non_finite(i, blame)),
+                None => Ok(()),
             }
         });
-        self.drives = drives;
-        self.draws = draws;
-        let sequential = self.workers.sequential_since(Instant::now());
-        let result = self.apply_changed(t, &mut s);
-        let result = result.and_then(|()| match bad.load(Ordering::Relaxed) {
-            true => {
-                let i = (0..n).find(|&i| !s.todo[i] && !s.next[i].is_finite()).unwrap_or(0);
-                let plan = Plan { target: s.target[i], active: s.active[i], ..Plan::stand(s.target[i]) };
-                Err(self.non_finite(i, motion::blame(&self.scene, i, plan)))
-            }
-            false => Ok(()),
+        let result = result.and_then(|()| match unfinished {
+            Some((i, blame)) => Err(self.non_finite(i, blame)),
+            None => Ok(()),
         });
         if result.is_ok() {
             let agents = &mut self.scene.agents;
@@ -562,29 +581,88 @@ impl<'p> Simulation<'p> {
         result
     }
 
-    /// The sequential apply of [`Simulation::act`]: agents whose decision
-    /// changes, in id order.
-    fn apply_changed(&mut self, t: f64, s: &mut Scratch) -> Result<(), SimError> {
+    /// A parallel pass over the snapshot: with [`Movers::Unchanged`], decides
+    /// every agent and plans and moves those whose decision does not change;
+    /// with [`Movers::Deferred`], plans and moves the agents the apply left.
+    /// The first agent whose move was not finite, and which phase made it so.
+    fn pass(&mut self, t: f64, s: &mut Scratch, movers: Movers) -> Option<(usize, Blame)> {
+        let mut drives = std::mem::take(&mut self.drives);
+        let mut draws = std::mem::take(&mut self.draws);
+        let unfinished: Mutex<Option<(usize, Blame)>> = Mutex::new(None);
+        let slots = Slots {
+            arrived: &mut s.arrived,
+            fired: &mut s.fired,
+            todo: &mut s.todo,
+            deferred: &mut s.deferred,
+            moves: Moves {
+                target: &mut s.target,
+                active: &mut s.active,
+                next: &mut s.next,
+                vel: &mut s.vel,
+                ori: &mut s.ori,
+                key: &mut s.keys,
+            },
+            drive: &mut drives,
+            draws: &mut draws,
+        };
+        self.workers.for_each(slots.chunks(CHUNK), |k, mut c| {
+            let scene = &self.scene;
+            for j in 0..c.arrived.len() {
+                let i = k * CHUNK + j;
+                match movers {
+                    Movers::Unchanged => {
+                        let d = self.decide_one(i, t);
+                        (c.arrived[j], c.fired[j], c.todo[j]) = (d.arrived, d.fired, d.todo);
+                        if d.todo {
+                            continue;
+                        }
+                    }
+                    Movers::Deferred if !c.deferred[j] => continue,
+                    Movers::Deferred => {}
+                }
+                let plan = self.models.plan(scene, i, &mut c.drive[j], &mut c.draws[j]);
+                let m = motion::move_agent(scene, i, plan);
+                if !c.moves.put(j, plan, &m, scene.agents.ori[i], &scene.grid) {
+                    let blame = motion::blame(scene, i, plan);
+                    if let Ok(mut first) = unfinished.lock() {
+                        if first.map_or(true, |(f, _)| i < f) {
+                            *first = Some((i, blame));
+                        }
+                    }
+                }
+            }
+        });
+        self.drives = drives;
+        self.draws = draws;
+        unfinished.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The sequential apply of [`Simulation::act`]: the agents whose decision
+    /// changes, in id order. An agent whose model plans in order is planned
+    /// and moved at once; the others are left to a parallel pass (whether
+    /// any was). Stops at the first failure.
+    fn apply_changed(&mut self, t: f64, s: &mut Scratch) -> Result<bool, SimError> {
+        let mut deferred = false;
         for i in 0..self.scene.agents.len() {
             if !s.todo[i] {
                 continue;
             }
             self.apply_decision(i, s.arrived[i], s.fired[i], t)?;
+            if !self.models.plans_in_order(&self.drives[i]) {
+                s.deferred[i] = true;
+                deferred = true;
+                continue;
+            }
             let plan = self.models.plan(&self.scene, i, &mut self.drives[i], &mut self.draws[i]);
-            (s.target[i], s.active[i]) = (plan.target, plan.active);
             let m = motion::move_agent(&self.scene, i, plan);
-            if !m.next.is_finite() {
+            if !s.moves().put(i, plan, &m, self.scene.agents.ori[i], &self.scene.grid) {
                 return Err(self.non_finite(i, motion::blame(&self.scene, i, plan)));
             }
-            s.next[i] = m.next;
-            s.keys[i] = self.scene.grid.key_of(m.next);
-            s.vel[i] = m.vel;
-            s.ori[i] = m.heading.unwrap_or(self.scene.agents.ori[i]);
         }
-        Ok(())
+        Ok(deferred)
     }
 
-    fn non_finite(&self, i: usize, (phase, what): (&'static str, &'static str)) -> SimError {
+    fn non_finite(&self, i: usize, (phase, what): Blame) -> SimError {
         let agents = &self.scene.agents;
         SimError::NonFinite {
             agent: agents.id[i],

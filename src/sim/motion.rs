@@ -76,8 +76,11 @@ pub(super) fn move_agent(scene: &Scene, i: usize, plan: Plan) -> Move {
     Move { next, vel: (next - scene.agents.pos[i]) * scene.clock.per_second(), heading: unit(desired) }
 }
 
+/// The phase that made a move non-finite, and what it made so.
+pub(super) type Blame = (&'static str, &'static str);
+
 /// Which phase made agent `i`'s move with `plan` non-finite, and what.
-pub(super) fn blame(scene: &Scene, i: usize, plan: Plan) -> (&'static str, &'static str) {
+pub(super) fn blame(scene: &Scene, i: usize, plan: Plan) -> Blame {
     if !steer(scene, i, plan).is_finite() {
         ("steer", "displacement")
     } else if !resolve(scene, i, plan).is_finite() {

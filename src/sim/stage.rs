@@ -103,6 +103,15 @@ pub(crate) trait Model: Sized + Sync {
         false
     }
 
+    /// Whether an agent whose decision changed this step must be planned
+    /// right after its decision is applied, in id order, rather than in a
+    /// parallel pass once every decision is: when the model's plans read
+    /// state that applying other agents' decisions writes (what its `start`
+    /// and `stop` write, or other agents' modes and aims).
+    fn plans_in_order(&self) -> bool {
+        false
+    }
+
     /// Sequential, id order: agent `i` enters a mode the model drives.
     /// `previous`: its walker, when the model drove it already.
     fn start(&mut self, scene: &Scene, i: usize, how: Self::How, previous: Option<&Self::Walker>) -> Self::Walker;

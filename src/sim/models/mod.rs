@@ -193,6 +193,17 @@ macro_rules! models {
                 $( self.$field.organise(scene, drives, workers, formation); )*
             }
 
+            /// Whether the model driving an agent plans it right after the
+            /// apply of its changed decision, in id order (see
+            /// [`Model::plans_in_order`]); the others' plans wait for a
+            /// parallel pass after every decision is applied.
+            pub fn plans_in_order(&self, drive: &Drive) -> bool {
+                match drive {
+                    Drive::$DVariant(_) => self.$dfield.plans_in_order(),
+                    $( Drive::$Variant(_) => self.$field.plans_in_order(), )*
+                }
+            }
+
             /// The plan stage of agent `i`, by the model that drives it.
             #[inline]
             pub fn plan(&self, scene: &Scene, i: usize, drive: &mut Drive, draws: &mut Draws) -> Plan {

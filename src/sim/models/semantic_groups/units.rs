@@ -88,6 +88,8 @@ pub(crate) struct Units {
     /// The units' centres, indexed for the core test.
     cores: Grid,
     max_core: f64,
+    /// The largest group space this step, m.
+    max_space: f64,
 }
 
 /// What the agents' pass reads of its group for one member.
@@ -128,6 +130,7 @@ impl Units {
             own_path: Vec::new(),
             cores: Grid::new(scene.program.world.bounds, 2.0, 4096),
             max_core: 0.0,
+            max_space: 0.0,
         }
     }
 
@@ -160,12 +163,12 @@ impl Units {
         }
         let mut team_unit = vec![NONE; scene.teams.len()];
         for i in 0..n {
+            if !walks(i) || agents.arrived[i] {
+                continue;
+            }
             let team = agents.mind[i].member.team as usize;
             let t = &scene.teams[team];
             if self.keep[t.population as usize].is_none() || t.size < 2 {
-                continue;
-            }
-            if !walks(i) || agents.arrived[i] {
                 continue;
             }
             let Some(aim) = scene.aim_point(i, agents.aim[i]) else { continue };
@@ -184,9 +187,12 @@ impl Units {
             }
         }
         // Hocevar et al., section 3.2: members form a group while within Hall's social distance.
+        let (mut pos, mut radii) = (Vec::new(), Vec::new());
         units.retain_mut(|u| {
-            let pos: Vec<Vec2> = u.members.iter().map(|&i| agents.pos[i as usize]).collect();
-            let radii: Vec<f64> = u.members.iter().map(|&i| agents.radius[i as usize]).collect();
+            pos.clear();
+            pos.extend(u.members.iter().map(|&i| agents.pos[i as usize]));
+            radii.clear();
+            radii.extend(u.members.iter().map(|&i| agents.radius[i as usize]));
             match bg::group_space(&pos, &radii) {
                 Some(space) if u.members.len() >= 2 && bg::forms_group(&pos, self.social) => {
                     u.space = space;
@@ -198,6 +204,7 @@ impl Units {
         let centres: Vec<Vec2> = units.iter().map(|u| u.space.centre).collect();
         self.cores.rebuild(&centres);
         self.max_core = units.iter().map(|u| u.space.core_radius(self.core)).fold(0.0, f64::max);
+        self.max_space = units.iter().map(|u| u.space.radius).fold(0.0, f64::max);
         for (k, u) in units.iter().enumerate() {
             for &i in &u.members {
                 self.unit_of[i as usize] = k as u32;
@@ -266,11 +273,13 @@ impl Units {
                         others.push(Disc { centre: agents.pos[j as usize], radius: agents.radius[j as usize] });
                     }
                 });
-                for (o, v) in units.iter().enumerate() {
-                    if o != k && v.space.centre.distance(c) <= reach + v.space.radius {
+                // Other groups' cores; whether the ROI is free does not depend on their order.
+                self.cores.for_each_candidate(c, reach + self.max_space, |o| {
+                    let v = &units[o as usize];
+                    if o as usize != k && v.space.centre.distance(c) <= reach + v.space.radius {
                         others.push(Disc { centre: v.space.centre, radius: v.space.core_radius(self.core) });
                     }
-                }
+                });
                 let free = FreeSpace { walk: Some(&scene.space), others: &others };
                 bg::choose_formation(nm, &layout, radius, &ahead, &free)
             }

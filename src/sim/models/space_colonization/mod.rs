@@ -139,6 +139,12 @@ impl Model for SpaceColonization {
         })
     }
 
+    fn plans_in_order(&self) -> bool {
+        // Trees grow around the markers others hold or claim, and an agent
+        // changing mode gives its markers back.
+        self.reserves || self.claims
+    }
+
     fn leads_out(how: How) -> bool {
         matches!(how, How::Tree { .. })
     }
