@@ -170,6 +170,7 @@ thread_local! {
 }
 
 /// Rodrigues et al. 2010, Eq. 7: `f(x, y) = (1 + cos θ) / (1 + |y|)`, 0 when `|x||y| = 0`.
+#[inline]
 pub fn f(x: Vec2, y: Vec2) -> f64 {
     let xy = x.length() * y.length();
     if xy > 0.0 {
@@ -187,6 +188,7 @@ pub fn growth_direction(n: Vec2, x: Vec2, markers: impl Iterator<Item = Vec2>) -
 }
 
 /// Eqs. 5–6 with any weight function in place of Eq 7's `f`; `weights` is scratch.
+#[inline]
 fn weighted_direction(
     n: Vec2,
     x: Vec2,

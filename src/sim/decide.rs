@@ -340,7 +340,7 @@ impl<'p> Simulation<'p> {
                         self.enter_team_dwell(i, team_ix, dist, t);
                         continue;
                     }
-                    let draw = self.draws[i].next(Purpose::Dwell);
+                    let draw = self.drives[i].draws.next(Purpose::Dwell);
                     let mut rng = stream(self.scene.seed, Purpose::Dwell, self.scene.entity(i), draw);
                     self.scene.agents.mind[i].dwell_end = Some(t + sample(dist, &mut rng));
                 }
@@ -372,8 +372,8 @@ impl<'p> Simulation<'p> {
             let team = &self.scene.teams[team_ix];
             (team.population, team.first, team.dwells, team.dwell_end)
         };
-        if self.draws[i].count(Purpose::Dwell) < dwells {
-            self.draws[i].set(Purpose::Dwell, dwells);
+        if self.drives[i].draws.count(Purpose::Dwell) < dwells {
+            self.drives[i].draws.set(Purpose::Dwell, dwells);
             self.scene.agents.mind[i].dwell_end = Some(end.max(t));
             return;
         }
@@ -382,7 +382,7 @@ impl<'p> Simulation<'p> {
         let team = &mut self.scene.teams[team_ix];
         team.dwells += 1;
         team.dwell_end = end;
-        self.draws[i].set(Purpose::Dwell, team.dwells);
+        self.drives[i].draws.set(Purpose::Dwell, team.dwells);
         self.scene.agents.mind[i].dwell_end = Some(end);
     }
 
@@ -399,7 +399,7 @@ impl<'p> Simulation<'p> {
                 if providers.is_empty() {
                     return Err(self.nothing_provides(i, std::slice::from_ref(r)));
                 }
-                let draw = self.draws[i].next(Purpose::Target);
+                let draw = self.drives[i].draws.next(Purpose::Target);
                 let k =
                     stream(self.scene.seed, Purpose::Target, self.scene.entity(i), draw).below(providers.len() as u32);
                 Goal::Object(providers[k as usize])

@@ -46,7 +46,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::ir::{BehaviourBody, Program, Vec2, NONE};
-use crate::rng::{self, Draws};
+use crate::rng;
 use crate::trace::{AgentLog, FrameView, Labels, Recorder};
 use crate::world::grid::Grid;
 use crate::world::markers;
@@ -174,7 +174,6 @@ struct Slots<'a> {
     deferred: &'a mut [bool],
     moves: Moves<'a>,
     drive: &'a mut [Drive],
-    draws: &'a mut [Draws],
 }
 
 impl<'a> Slots<'a> {
@@ -199,18 +198,9 @@ impl<'a> Slots<'a> {
         let (deferred, deferred_) = self.deferred.split_at_mut(k);
         let (moves, moves_) = self.moves.split_at(k);
         let (drive, drive_) = self.drive.split_at_mut(k);
-        let (draws, draws_) = self.draws.split_at_mut(k);
         (
-            Slots { arrived, fired, todo, deferred, moves, drive, draws },
-            Slots {
-                arrived: arrived_,
-                fired: fired_,
-                todo: todo_,
-                deferred: deferred_,
-                moves: moves_,
-                drive: drive_,
-                draws: draws_,
-            },
+            Slots { arrived, fired, todo, deferred, moves, drive },
+            Slots { arrived: arrived_, fired: fired_, todo: todo_, deferred: deferred_, moves: moves_, drive: drive_ },
         )
     }
 }
@@ -261,10 +251,8 @@ impl Scratch {
 pub struct Simulation<'p> {
     scene: Scene<'p>,
     models: Models,
-    /// By agent slot: the model that drives it, with what that model keeps for it.
+    /// By agent slot: its own state (its draws, the model that drives it).
     drives: Vec<Drive>,
-    /// By agent slot: the streams it has drawn, by purpose.
-    draws: Vec<Draws>,
     total_steps: u64,
     record_every: u64,
     step: u64,
@@ -387,7 +375,6 @@ impl<'p> Simulation<'p> {
             models: Models::new(&scene),
             scene,
             drives: Vec::new(),
-            draws: Vec::new(),
             total_steps: header.steps(),
             record_every: u64::from(header.record_every.max(1)),
             step: 0,
@@ -500,14 +487,12 @@ impl<'p> Simulation<'p> {
     fn push_agent(&mut self, a: agents::Newborn) {
         self.scene.agents.push(a);
         self.drives.push(Drive::new());
-        self.draws.push(Draws::default());
     }
 
     /// Keeps the agents whose `keep` entry is true, in order.
     fn retain_agents(&mut self, keep: &[bool]) {
         self.scene.agents.retain(keep);
         retain(&mut self.drives, keep);
-        retain(&mut self.draws, keep);
     }
 
     /// Phase 2: rebuild the spatial index, let the models perceive, and find
@@ -587,7 +572,6 @@ impl<'p> Simulation<'p> {
     /// The first agent whose move was not finite, and which phase made it so.
     fn pass(&mut self, t: f64, s: &mut Scratch, movers: Movers) -> Option<(usize, Blame)> {
         let mut drives = std::mem::take(&mut self.drives);
-        let mut draws = std::mem::take(&mut self.draws);
         let unfinished: Mutex<Option<(usize, Blame)>> = Mutex::new(None);
         let slots = Slots {
             arrived: &mut s.arrived,
@@ -603,7 +587,6 @@ impl<'p> Simulation<'p> {
                 key: &mut s.keys,
             },
             drive: &mut drives,
-            draws: &mut draws,
         };
         self.workers.for_each(slots.chunks(CHUNK), |k, mut c| {
             let scene = &self.scene;
@@ -620,7 +603,7 @@ impl<'p> Simulation<'p> {
                     Movers::Deferred if !c.deferred[j] => continue,
                     Movers::Deferred => {}
                 }
-                let plan = self.models.plan(scene, i, &mut c.drive[j], &mut c.draws[j]);
+                let plan = self.models.plan(scene, i, &mut c.drive[j]);
                 let m = motion::move_agent(scene, i, plan);
                 if !c.moves.put(j, plan, &m, scene.agents.ori[i], &scene.grid) {
                     let blame = motion::blame(scene, i, plan);
@@ -633,7 +616,6 @@ impl<'p> Simulation<'p> {
             }
         });
         self.drives = drives;
-        self.draws = draws;
         unfinished.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -653,7 +635,7 @@ impl<'p> Simulation<'p> {
                 deferred = true;
                 continue;
             }
-            let plan = self.models.plan(&self.scene, i, &mut self.drives[i], &mut self.draws[i]);
+            let plan = self.models.plan(&self.scene, i, &mut self.drives[i]);
             let m = motion::move_agent(&self.scene, i, plan);
             if !s.moves().put(i, plan, &m, self.scene.agents.ori[i], &self.scene.grid) {
                 return Err(self.non_finite(i, motion::blame(&self.scene, i, plan)));

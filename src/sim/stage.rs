@@ -9,6 +9,7 @@
 //! | [`Model::organise`] | sequential (it may map its groups in parallel over `&self`) | the scene, who it drives | its run state, the formation labels |
 //! | [decide], [`Model::plan`], [steer, resolve, integrate] | parallel, any order | the scene (the step's snapshot), the model's run state | the agent's own walker and draw counts, one result per agent |
 //! | [apply] | sequential, id order | | decisions that change shared tables; [`Model::start`] and [`Model::stop`] as agents change mode |
+//! | [`Model::plan`], [steer, resolve, integrate] of the agents just applied | right after each one's apply when [`Model::plans_in_order`], else parallel once all are applied | as above | as above |
 //! | [`Model::settle`] | sequential, id order | the scene after every move | its run state, its walkers |
 //!
 //! The types carry that contract: a parallel stage gets `&self` and

@@ -5,7 +5,7 @@
 //!
 //! Invariants:
 //! - an agent's [`Drive`] carries the state of the one model that drives it
-//!   and nothing else; a model that stops driving an agent is told first
+//!   and nothing else of any model; a model that stops driving an agent is told first
 //!   ([`Model::stop`]), so it can give back what the agent held;
 //! - dispatch is static (a `match` on the drive), and every stage calls the
 //!   models in the order they are listed.
@@ -21,7 +21,15 @@ use super::workers::Workers;
 use crate::ir::{Action, Behaviour, Program};
 use crate::rng::Draws;
 
-/// Writes [`Drive`], [`How`], [`Models`] and the stages' dispatch for the
+/// An agent's own state, the only state of another agent's that no stage
+/// reads: the streams it has drawn, by purpose, over its life, and the model
+/// that drives it with what that model keeps for it.
+pub(crate) struct Drive {
+    pub draws: Draws,
+    driven: Driven,
+}
+
+/// Writes [`Driven`], [`How`], [`Models`] and the stages' dispatch for the
 /// models listed: the default one (which drives any mode no other model
 /// claims) first, then the others, in the order their claims are tried.
 macro_rules! models {
@@ -29,8 +37,8 @@ macro_rules! models {
         default $DVariant:ident($dfield:ident: $DModel:ty);
         $( $Variant:ident($field:ident: $Model:ty); )*
     ) => {
-        /// By agent: the model that drives it, with what that model keeps for it.
-        pub(crate) enum Drive {
+        /// The model that drives an agent, with what that model keeps for it.
+        pub(crate) enum Driven {
             $DVariant(Box<<$DModel as Model>::Walker>),
             $( $Variant(Box<<$Model as Model>::Walker>), )*
         }
@@ -50,15 +58,15 @@ macro_rules! models {
 
         impl Holds<<$DModel as Model>::Walker> for Drive {
             fn walker(&self) -> Option<&<$DModel as Model>::Walker> {
-                match self {
-                    Drive::$DVariant(w) => Some(w),
+                match &self.driven {
+                    Driven::$DVariant(w) => Some(w),
                     #[allow(unreachable_patterns)]
                     _ => None,
                 }
             }
             fn walker_mut(&mut self) -> Option<&mut <$DModel as Model>::Walker> {
-                match self {
-                    Drive::$DVariant(w) => Some(w),
+                match &mut self.driven {
+                    Driven::$DVariant(w) => Some(w),
                     #[allow(unreachable_patterns)]
                     _ => None,
                 }
@@ -68,14 +76,14 @@ macro_rules! models {
         $(
             impl Holds<<$Model as Model>::Walker> for Drive {
                 fn walker(&self) -> Option<&<$Model as Model>::Walker> {
-                    match self {
-                        Drive::$Variant(w) => Some(w),
+                    match &self.driven {
+                        Driven::$Variant(w) => Some(w),
                         _ => None,
                     }
                 }
                 fn walker_mut(&mut self) -> Option<&mut <$Model as Model>::Walker> {
-                    match self {
-                        Drive::$Variant(w) => Some(w),
+                    match &mut self.driven {
+                        Driven::$Variant(w) => Some(w),
                         _ => None,
                     }
                 }
@@ -83,14 +91,14 @@ macro_rules! models {
         )*
 
         impl Drive {
-            /// An agent before its first mode: driven by the default model.
+            /// An agent before its first mode: driven by the default model, nothing drawn.
             pub fn new() -> Drive {
-                Drive::$DVariant(Box::default())
+                Drive { draws: Draws::default(), driven: Driven::$DVariant(Box::default()) }
             }
 
             /// Driven by the default model: no other model has it.
             pub fn is_default(&self) -> bool {
-                matches!(self, Drive::$DVariant(_))
+                matches!(self.driven, Driven::$DVariant(_))
             }
         }
 
@@ -129,14 +137,14 @@ macro_rules! models {
             /// drove it stops, the one `how` names starts (the same model
             /// starts again from the walker it had).
             pub fn engage(&mut self, scene: &Scene, i: usize, how: How, drive: &mut Drive) {
-                match (&mut *drive, how) {
-                    (Drive::$DVariant(w), How::$DVariant(h)) => {
+                match (&mut drive.driven, how) {
+                    (Driven::$DVariant(w), How::$DVariant(h)) => {
                         self.$dfield.stop(scene, i, w);
                         let next = self.$dfield.start(scene, i, h, Some(&**w));
                         **w = next;
                         return;
                     }
-                    $( (Drive::$Variant(w), How::$Variant(h)) => {
+                    $( (Driven::$Variant(w), How::$Variant(h)) => {
                         self.$field.stop(scene, i, w);
                         let next = self.$field.start(scene, i, h, Some(&**w));
                         **w = next;
@@ -144,17 +152,17 @@ macro_rules! models {
                     } )*
                     _ => self.stop(scene, i, drive),
                 }
-                *drive = match how {
-                    How::$DVariant(h) => Drive::$DVariant(Box::new(self.$dfield.start(scene, i, h, None))),
-                    $( How::$Variant(h) => Drive::$Variant(Box::new(self.$field.start(scene, i, h, None))), )*
+                drive.driven = match how {
+                    How::$DVariant(h) => Driven::$DVariant(Box::new(self.$dfield.start(scene, i, h, None))),
+                    $( How::$Variant(h) => Driven::$Variant(Box::new(self.$field.start(scene, i, h, None))), )*
                 };
             }
 
             /// Agent `i` leaves its model: it changes mode, or it is removed.
             pub fn stop(&mut self, scene: &Scene, i: usize, drive: &mut Drive) {
-                match drive {
-                    Drive::$DVariant(w) => self.$dfield.stop(scene, i, w),
-                    $( Drive::$Variant(w) => self.$field.stop(scene, i, w), )*
+                match &mut drive.driven {
+                    Driven::$DVariant(w) => self.$dfield.stop(scene, i, w),
+                    $( Driven::$Variant(w) => self.$field.stop(scene, i, w), )*
                 }
             }
 
@@ -164,7 +172,7 @@ macro_rules! models {
             /// when that mode's model leads leavers out; any other keeps its drive.
             pub fn leave(&mut self, scene: &Scene, i: usize, behaviour: &Behaviour, drive: &mut Drive) {
                 $( if let Some(h) = <$Model>::takes_leavers(behaviour) {
-                    if !matches!(drive, Drive::$Variant(_)) {
+                    if !matches!(drive.driven, Driven::$Variant(_)) {
                         self.engage(scene, i, How::$Variant(h), drive);
                     }
                     return;
@@ -198,18 +206,19 @@ macro_rules! models {
             /// [`Model::plans_in_order`]); the others' plans wait for a
             /// parallel pass after every decision is applied.
             pub fn plans_in_order(&self, drive: &Drive) -> bool {
-                match drive {
-                    Drive::$DVariant(_) => self.$dfield.plans_in_order(),
-                    $( Drive::$Variant(_) => self.$field.plans_in_order(), )*
+                match drive.driven {
+                    Driven::$DVariant(_) => self.$dfield.plans_in_order(),
+                    $( Driven::$Variant(_) => self.$field.plans_in_order(), )*
                 }
             }
 
             /// The plan stage of agent `i`, by the model that drives it.
             #[inline]
-            pub fn plan(&self, scene: &Scene, i: usize, drive: &mut Drive, draws: &mut Draws) -> Plan {
-                match drive {
-                    Drive::$DVariant(w) => self.$dfield.plan(scene, Own { i, walker: w, draws }),
-                    $( Drive::$Variant(w) => self.$field.plan(scene, Own { i, walker: w, draws }), )*
+            pub fn plan(&self, scene: &Scene, i: usize, drive: &mut Drive) -> Plan {
+                let draws = &mut drive.draws;
+                match &mut drive.driven {
+                    Driven::$DVariant(w) => self.$dfield.plan(scene, Own { i, walker: w, draws }),
+                    $( Driven::$Variant(w) => self.$field.plan(scene, Own { i, walker: w, draws }), )*
                 }
             }
 
