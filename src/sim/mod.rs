@@ -135,6 +135,8 @@ struct Moves<'a> {
     ori: &'a mut [Vec2],
     /// Grid cells of `next`.
     key: &'a mut [u32],
+    /// The plan asked for the models' settle stage.
+    settles: &'a mut [bool],
 }
 
 impl<'a> Moves<'a> {
@@ -142,6 +144,7 @@ impl<'a> Moves<'a> {
     /// whether it is finite (a non-finite move writes its position and plan only).
     fn put(&mut self, j: usize, plan: Plan, m: &motion::Move, ori: Vec2, grid: &Grid) -> bool {
         (self.target[j], self.active[j], self.next[j]) = (plan.target, plan.active, m.next);
+        self.settles[j] = plan.settles;
         if !m.next.is_finite() {
             return false;
         }
@@ -158,9 +161,10 @@ impl<'a> Moves<'a> {
         let (vel, vel_) = self.vel.split_at_mut(k);
         let (ori, ori_) = self.ori.split_at_mut(k);
         let (key, key_) = self.key.split_at_mut(k);
+        let (settles, settles_) = self.settles.split_at_mut(k);
         (
-            Moves { target, active, next, vel, ori, key },
-            Moves { target: target_, active: active_, next: next_, vel: vel_, ori: ori_, key: key_ },
+            Moves { target, active, next, vel, ori, key, settles },
+            Moves { target: target_, active: active_, next: next_, vel: vel_, ori: ori_, key: key_, settles: settles_ },
         )
     }
 }
@@ -232,6 +236,9 @@ struct Scratch {
     /// Grid cells of `next`, valid for the agents as they are after the pass.
     keys: Vec<u32>,
     keys_valid: bool,
+    /// The agents whose plan asked for the settle stage, and their slots.
+    settles: Vec<bool>,
+    settling: Vec<usize>,
     keep: Vec<bool>,
 }
 
@@ -244,6 +251,7 @@ impl Scratch {
             vel: &mut self.vel,
             ori: &mut self.ori,
             key: &mut self.keys,
+            settles: &mut self.settles,
         }
     }
 }
@@ -536,6 +544,7 @@ impl<'p> Simulation<'p> {
         s.target.resize(n, Vec2::ZERO);
         s.active.resize(n, false);
         s.keys.resize(n, 0);
+        s.settles.resize(n, false);
         let unfinished = self.pass(t, &mut s, Movers::Unchanged);
         let sequential = self.workers.sequential_since(Instant::now());
         let result = self.apply_changed(t, &mut s).and_then(|deferred| {
@@ -557,7 +566,9 @@ impl<'p> Simulation<'p> {
             std::mem::swap(&mut agents.ori, &mut s.ori);
             std::mem::swap(&mut agents.target, &mut s.target);
             std::mem::swap(&mut agents.active, &mut s.active);
-            self.models.settle(&self.scene, &mut self.drives);
+            s.settling.clear();
+            s.settling.extend((0..n).filter(|&i| s.settles[i]));
+            self.models.settle(&self.scene, &mut self.drives, &s.settling);
             self.scene.agents.fresh.fill(false);
             s.keys_valid = true;
         }
@@ -585,6 +596,7 @@ impl<'p> Simulation<'p> {
                 vel: &mut s.vel,
                 ori: &mut s.ori,
                 key: &mut s.keys,
+                settles: &mut s.settles,
             },
             drive: &mut drives,
         };

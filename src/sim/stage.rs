@@ -45,17 +45,20 @@ pub(crate) struct Plan {
     pub enforce: bool,
     /// The agent's speed this step as a multiple of its preferred speed.
     pub pace: f64,
+    /// The model's settle stage has work for this agent this step (it asks
+    /// for or gives back something); the stage visits only these agents.
+    pub settles: bool,
 }
 
 impl Plan {
     /// Standing at `pos`.
     pub fn stand(pos: Vec2) -> Plan {
-        Plan { target: pos, active: false, direct: None, enforce: true, pace: 1.0 }
+        Plan { target: pos, active: false, direct: None, enforce: true, pace: 1.0, settles: false }
     }
 
     /// Walking towards `target` at the preferred speed.
     pub fn walk_to(target: Vec2) -> Plan {
-        Plan { target, active: true, direct: None, enforce: true, pace: 1.0 }
+        Plan { target, active: true, direct: None, enforce: true, pace: 1.0, settles: false }
     }
 }
 
@@ -139,6 +142,8 @@ pub(crate) trait Model: Sized + Sync {
     fn plan(&self, scene: &Scene, me: Own<'_, Self::Walker>) -> Plan;
 
     /// Sequential, id order, after every agent moved: bookkeeping that must
-    /// see all the moves (tables of things agents hold).
-    fn settle<D: Holds<Self::Walker>>(&mut self, _scene: &Scene, _drives: &mut [D]) {}
+    /// see all the moves (tables of things agents hold). `settling`: the
+    /// slots, in id order, of the agents whose plan this step said it
+    /// [`Plan::settles`].
+    fn settle<D: Holds<Self::Walker>>(&mut self, _scene: &Scene, _drives: &mut [D], _settling: &[usize]) {}
 }

@@ -223,9 +223,9 @@ macro_rules! models {
             }
 
             /// The settle stage of every model.
-            pub fn settle(&mut self, scene: &Scene, drives: &mut [Drive]) {
-                self.$dfield.settle(scene, drives);
-                $( self.$field.settle(scene, drives); )*
+            pub fn settle(&mut self, scene: &Scene, drives: &mut [Drive], settling: &[usize]) {
+                self.$dfield.settle(scene, drives, settling);
+                $( self.$field.settle(scene, drives, settling); )*
             }
         }
     };

@@ -190,16 +190,16 @@ impl Model for SpaceColonization {
     fn plan(&self, scene: &Scene, me: Own<'_, Walker>) -> Plan {
         let i = me.i;
         let Walker { how, walk } = me.walker;
-        let plan = self.plan_walk(scene, i, *how, walk, me.draws);
+        let mut plan = self.plan_walk(scene, i, *how, walk, me.draws);
         if matches!(how, How::Tree { reserve: true, .. }) {
-            reserve::prepare_hold(walk, scene, self.growth.reserve_radius());
+            plan.settles = reserve::prepare_hold(walk, scene, self.growth.reserve_radius());
         }
         plan
     }
 
-    fn settle<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &mut [D]) {
+    fn settle<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize]) {
         if self.reserves {
-            self.tables.settle_reservations(scene, drives, self.growth.reserve_radius());
+            self.tables.settle_reservations(scene, drives, settling, self.growth.reserve_radius());
         }
         if self.claims {
             self.tables.settle_claims(scene, drives, self.growth.tree.action_radius);

@@ -43,15 +43,20 @@ fn asks(walk: &Walk, pass: Pass) -> Option<Vec2> {
 
 /// Looks up, during the parallel pass, the markers within `r` that the
 /// reservation passes will ask for the agent's nodes (the lists are kept per
-/// node), so that the sequential passes only grant.
-pub(crate) fn prepare_hold(walk: &mut Walk, scene: &Scene, r: f64) {
+/// node), so that the sequential passes only grant. Whether the passes have
+/// anything to do for the agent: it gives a node back or asks for one.
+pub(crate) fn prepare_hold(walk: &mut Walk, scene: &Scene, r: f64) -> bool {
+    let mut asks = false;
     if let Some(node) = walk.unheld_at() {
         walk.at_markers.of(&scene.markers, &scene.marker_grid, node, r);
+        asks = true;
     }
     // Asked for once the node walked from is held, which the first pass may grant.
     if let Some(node) = walk.ungranted_next() {
         walk.next_markers.of(&scene.markers, &scene.marker_grid, node, r);
+        asks = true;
     }
+    asks || walk.moved_on
 }
 
 impl Tables {
@@ -81,9 +86,14 @@ impl Tables {
     /// Reservations after each pass, in id order, for markers within `r` of
     /// a node: an agent that reached its next node gives back the node it
     /// left, then every asking agent is served, first for the node it stands
-    /// on, then for the next one.
-    pub fn settle_reservations<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], r: f64) {
-        for (i, d) in drives.iter_mut().enumerate() {
+    /// on, then for the next one. `settling`: the agents that give back or
+    /// ask (see [`prepare_hold`]), in id order; nothing changes for the others.
+    pub fn settle_reservations<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize], r: f64) {
+        // Every release comes before any grant: the asking agents are only
+        // listed on the way.
+        let mut at: Vec<(usize, Vec2)> = Vec::new();
+        for &i in settling {
+            let d = &mut drives[i];
             let Some(walk) = d.walk() else { continue };
             if walk.moved_on {
                 let id = scene.agents.id[i];
@@ -95,14 +105,19 @@ impl Tables {
                 }
                 walk.held_at = std::mem::take(&mut walk.held_next);
             }
+            if let Some(node) = d.reserving().and_then(|w| asks(w, Pass::At)) {
+                at.push((i, node));
+            }
         }
         // Every agent's own node first, so an agent that holds nothing yet is still seen.
         for pass in [Pass::At, Pass::Next] {
             // The few agents that ask are found first, and all their table
             // entries read, before any is served: the cache misses of
             // loops whose iterations do not wait on each other overlap.
-            let asking: Vec<(usize, Vec2)> =
-                drives.iter_mut().enumerate().filter_map(|(i, d)| Some((i, asks(d.reserving()?, pass)?))).collect();
+            let asking: Vec<(usize, Vec2)> = match pass {
+                Pass::At => std::mem::take(&mut at),
+                Pass::Next => settling.iter().filter_map(|&i| Some((i, asks(drives[i].reserving()?, pass)?))).collect(),
+            };
             let mut seen = 0;
             for &(i, _) in &asking {
                 seen ^= drives[i].reserving().map_or(0, |w| self.touch_held(w, pass));
