@@ -15,7 +15,7 @@
 //! leaves disappears in the step it arrives.
 //!
 //! Determinism (see `docs/architecture.md`):
-//! - the parallel pass reads an immutable snapshot (the [`scene::Scene`]:
+//! - the parallel pass reads an immutable snapshot (the `Scene`:
 //!   positions, velocities and headings at `t`, the spatial index, arrival
 //!   flags) and writes one result per agent into that agent's slots; the
 //!   only state it changes is each agent's own (its model's walker, its draw
