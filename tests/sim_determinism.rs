@@ -46,6 +46,73 @@ fn thread_count_does_not_change_a_byte() {
     }
 }
 
+/// Agents that change model as they change mode (shape formation, a dwell,
+/// tree paths with and without reservation, pursuit by rules with sight, A*
+/// groups that leave): every stage of every model, and the hand-over between
+/// them, in one run.
+const MODE_SWITCHES: &str = r#"scenario modes {
+  seed 5; duration 60 s; step 1/24 s; record every 4 steps
+}
+world {
+  bounds (0 m, 0 m) to (40 m, 26 m)
+  region pen rect (2 m, 1 m) to (12 m, 4 m)
+  region far rect (30 m, 18 m) to (38 m, 24 m)
+  region gate rect (36 m, 1 m) to (39 m, 4 m)
+  obstacle wall rect (18 m, 6 m) to (19 m, 20 m)
+  shape blob polygon (6 m, 10 m), (12 m, 10 m), (12 m, 16 m), (6 m, 16 m)
+  markers dart_throwing density 8 per m2
+  markers in blob density 20 per m2 weight 10
+}
+population walkers {
+  count 12
+  spawn in pen
+  radius 25 cm
+  leave via gate from 45 s
+  behaviour shuffle
+}
+population chasers {
+  count 6
+  spawn in far
+  behaviour chase
+}
+population movers {
+  count 10
+  spawn in far
+  groups 1: 30%, 2: 40%, 3: 30%
+  formation auto
+  leave via gate from 40 s
+  behaviour mover
+}
+behaviour shuffle {
+  state gather { form blob; after 8 s go rest }
+  state rest { dwell 2 s; when done go cross }
+  state cross { seek region far using tree_paths; on arrival go again; after 15 s go again }
+  state again { form blob; after 6 s go cross2 }
+  state cross2 { seek region far using tree_paths reserve markers; after 10 s go again }
+}
+behaviour chase {
+  rule hunt priority 5 when sees walkers within 10 m { pursue walkers using tree_paths }
+  rule idle { seek region far using straight }
+}
+behaviour mover {
+  state a { seek region pen using astar; on arrival go b }
+  state b { dwell 3 s; when done go c }
+  state c { seek region far using tree_paths; on arrival go a }
+}
+"#;
+
+#[test]
+fn agents_changing_model_do_not_depend_on_the_thread_count() {
+    let file = crowd::SourceFile::new("mode_switches.crowd", MODE_SWITCHES.to_string());
+    let p = crowd::compile(&file).unwrap_or_else(|d| panic!("the scenario compiles: {d:?}")).program;
+    let (one, outcome) = run_with(&p, 5, Some(1)).unwrap();
+    assert!(outcome.log.iter().filter(|a| a.removed.is_some()).count() > 0, "some agents walk out");
+    for threads in [2, 8] {
+        let (many, _) = run_with(&p, 5, Some(threads)).unwrap();
+        assert!(one == many, "--threads {threads} gives a different trace than --threads 1");
+    }
+}
+
 #[test]
 fn different_seeds_give_different_traces() {
     let p = crossing();
