@@ -11,6 +11,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use quote::ToTokens;
+use syn::visit::Visit;
+
 /// A module path below the crate root: `["sim", "models"]`.
 type Module = Vec<String>;
 
@@ -42,18 +45,17 @@ impl Tree {
         Tree { files }
     }
 
+    /// The source of `module`'s file, parsed.
+    fn parse(&self, module: &Module) -> syn::File {
+        let text = std::fs::read_to_string(&self.files[module]).expect("a source file");
+        syn::parse_file(&text).unwrap_or_else(|e| panic!("{} parses: {e}", self.files[module].display()))
+    }
+
     /// The modules that `module`'s file names, other than itself.
     fn names(&self, module: &Module) -> BTreeSet<Module> {
-        let code = code_of(&std::fs::read_to_string(&self.files[module]).expect("a source file"));
-        let mut out = BTreeSet::new();
-        for path in paths(&code) {
-            if let Some(m) = self.resolve(module, &path) {
-                if &m != module {
-                    out.insert(m);
-                }
-            }
-        }
-        out
+        let mut found = Found::default();
+        found.visit_file(&self.parse(module));
+        found.paths.iter().filter_map(|path| self.resolve(module, path)).filter(|m| m != module).collect()
     }
 
     /// The deepest file module a path from `module` reaches, if it starts
@@ -99,146 +101,102 @@ impl Tree {
     }
 }
 
-/// The source without comments, string literals and its unit tests (an
-/// inline `mod tests` at the end, whose `super` is the file's own module).
-fn code_of(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or(text);
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            '"' => {
-                let mut escaped = false;
-                for c in chars.by_ref() {
-                    if !escaped && c == '"' {
-                        break;
-                    }
-                    escaped = !escaped && c == '\\';
-                }
-                out.push_str("\"\"");
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+/// What a file's code names: every path of two or more segments (with
+/// `use` trees expanded) and every identifier. Its unit tests (`#[cfg(test)]`
+/// modules, whose `super` is the file's own module) are left out.
+#[derive(Default)]
+struct Found {
+    paths: Vec<Vec<String>>,
+    idents: BTreeSet<String>,
 }
 
-/// Every path of two or more segments in `code`, with `use` trees expanded.
-fn paths(code: &str) -> Vec<Vec<String>> {
-    let tokens = tokens(code);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        if tokens[i] == "use" {
-            let end = tokens[i..].iter().position(|t| t == ";").map_or(tokens.len(), |k| i + k);
-            use_tree(&tokens[i + 1..end], &[], &mut out);
-            i = end + 1;
-            continue;
+impl<'ast> Visit<'ast> for Found {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let tests =
+            m.attrs.iter().any(|a| a.path().is_ident("cfg") && a.to_token_stream().to_string().contains("test"));
+        if !tests {
+            syn::visit::visit_item_mod(self, m);
         }
-        let starts = is_ident(&tokens[i]) && (i == 0 || tokens[i - 1] != "::");
-        if starts {
-            let mut path = vec![tokens[i].clone()];
-            let mut k = i + 1;
-            while k + 1 < tokens.len() && tokens[k] == "::" && is_ident(&tokens[k + 1]) {
-                path.push(tokens[k + 1].clone());
-                k += 2;
-            }
-            if path.len() > 1 {
-                out.push(path);
-            }
-        }
-        i += 1;
     }
-    out
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        use_tree(&u.tree, &mut Vec::new(), &mut self.paths);
+        syn::visit::visit_item_use(self, u);
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if p.segments.len() > 1 {
+            self.paths.push(p.segments.iter().map(|s| s.ident.to_string()).collect());
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+        self.idents.insert(i.to_string());
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.scan(m.tokens.clone());
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+impl Found {
+    /// The identifiers and paths in a macro's tokens, which `syn` leaves unparsed.
+    fn scan(&mut self, tokens: proc_macro2::TokenStream) {
+        use proc_macro2::{Spacing, TokenTree};
+        let mut path: Vec<String> = Vec::new();
+        // A `::` is a `:` joined to the next `:`; after it the path goes on.
+        let (mut half, mut sep) = (false, false);
+        for t in tokens {
+            match t {
+                TokenTree::Ident(i) => {
+                    self.idents.insert(i.to_string());
+                    if !sep {
+                        self.flush(&mut path);
+                    }
+                    path.push(i.to_string());
+                    sep = false;
+                }
+                TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint => half = true,
+                TokenTree::Punct(p) if p.as_char() == ':' && half => {
+                    (half, sep) = (false, true);
+                }
+                TokenTree::Group(g) => {
+                    self.flush(&mut path);
+                    self.scan(g.stream());
+                    (half, sep) = (false, false);
+                }
+                _ => {
+                    self.flush(&mut path);
+                    (half, sep) = (false, false);
+                }
+            }
+        }
+        self.flush(&mut path);
+    }
+
+    fn flush(&mut self, path: &mut Vec<String>) {
+        if path.len() > 1 {
+            self.paths.push(std::mem::take(path));
+        }
+        path.clear();
+    }
 }
 
 /// Expands a `use` tree (`a::b::{c, d::e}`) into its paths.
-fn use_tree(tokens: &[String], prefix: &[String], out: &mut Vec<Vec<String>>) {
-    let mut path = prefix.to_vec();
-    let mut k = 0;
-    while k < tokens.len() {
-        match tokens[k].as_str() {
-            "::" => k += 1,
-            "{" => {
-                let mut depth = 0;
-                let mut start = k + 1;
-                for j in k..tokens.len() {
-                    match tokens[j].as_str() {
-                        "{" => depth += 1,
-                        "}" | "," if depth == 1 => {
-                            use_tree(&tokens[start..j], &path, out);
-                            start = j + 1;
-                            if tokens[j] == "}" {
-                                depth -= 1;
-                            }
-                        }
-                        "}" => depth -= 1,
-                        _ => {}
-                    }
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                return;
-            }
-            "as" => break,
-            t if is_ident(t) => {
-                path.push(t.to_string());
-                k += 1;
-            }
-            _ => k += 1,
+fn use_tree(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree(&p.tree, prefix, out);
+            prefix.pop();
         }
+        syn::UseTree::Name(n) => out.push([prefix.as_slice(), &[n.ident.to_string()]].concat()),
+        syn::UseTree::Rename(r) => out.push([prefix.as_slice(), &[r.ident.to_string()]].concat()),
+        syn::UseTree::Glob(_) => out.push(prefix.clone()),
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| use_tree(t, prefix, out)),
     }
-    if !path.is_empty() {
-        out.push(path);
-    }
-}
-
-fn is_ident(t: &str) -> bool {
-    t.starts_with(|c: char| c.is_alphabetic() || c == '_')
-}
-
-/// Identifiers, `::` and single punctuation characters.
-fn tokens(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = code.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c.is_alphanumeric() || c == '_' {
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, d)) = chars.peek() {
-                if d.is_alphanumeric() || d == '_' {
-                    end = j + d.len_utf8();
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            out.push(code[i..end].to_string());
-        } else if c == ':' && chars.peek().is_some_and(|&(_, d)| d == ':') {
-            chars.next();
-            out.push("::".into());
-        } else if !c.is_whitespace() {
-            out.push(c.to_string());
-        }
-    }
-    out
 }
 
 fn module(path: &str) -> Module {
@@ -336,17 +294,26 @@ fn the_core_names_no_model_and_the_registry_lists_every_model() {
     let core =
         ["sim", "sim::agents", "sim::aims", "sim::decide", "sim::motion", "sim::scene", "sim::spawn", "sim::stage"];
     for c in core {
-        let code = code_of(&std::fs::read_to_string(&tree.files[&module(c)]).expect("a core file"));
-        let idents: BTreeSet<String> = tokens(&code).into_iter().filter(|t| is_ident(t)).collect();
+        let mut found = Found::default();
+        found.visit_file(&tree.parse(&module(c)));
+        let idents = found.idents;
         for f in &folders {
             for name in [f.clone(), camel(f)] {
                 assert!(!idents.contains(&name), "the core file of {c} names the model {name}");
             }
         }
     }
-    let registry = code_of(&std::fs::read_to_string(&tree.files[&models]).expect("the registry"));
-    let listed = registry.split("models!").nth(1).unwrap_or("");
+    // The registry's list is the invocation of `models!`: the model folders its entries name.
+    let mut listed = Found::default();
+    for item in &tree.parse(&models).items {
+        if let syn::Item::Macro(m) = item {
+            if m.mac.path.is_ident("models") {
+                listed.scan(m.mac.tokens.clone());
+            }
+        }
+    }
+    let listed = listed.idents;
     for f in &folders {
-        assert!(listed.contains(&format!("{f}::")), "the registry's `models!` list lacks the model folder {f}");
+        assert!(listed.contains(f), "the registry's `models!` list lacks the model folder {f}");
     }
 }
