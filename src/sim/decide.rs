@@ -24,7 +24,7 @@
 //! within `arrival_radius`. Following another agent, arrival means being
 //! within `t_min + arrival_radius` of it (they cannot get closer).
 
-use super::agents::Goal;
+use super::agents::{Goal, Mind};
 use super::models::Models;
 use super::motion;
 use super::sample::sample;
@@ -44,6 +44,12 @@ pub const BLOCKED_REACH: f64 = 1.0;
 pub const BLOCKED_FRACTION: f64 = 0.1;
 /// Slack on time comparisons, s.
 const TIME_EPS: f64 = 1e-9;
+
+/// Whether the agent's mode asks for a goal pick it has not made yet (one
+/// that found every candidate full is tried again).
+fn pick_pending(m: &Mind, body: &BehaviourBody) -> bool {
+    !m.picked && body.mode_actions(m.mode).iter().any(|a| matches!(a, Action::PickGoal))
+}
 
 impl<'p> Simulation<'p> {
     /// Phase 3 for agent `i` at time `t`, read-only: has it arrived, which
@@ -89,8 +95,7 @@ impl<'p> Simulation<'p> {
         };
         // A pick still to make is retried until it succeeds; a mode seeking a
         // goal the agent lacks is an error the apply reports.
-        let pick_pending = !m.picked && body.mode_actions(m.mode).iter().any(|a| matches!(a, Action::PickGoal));
-        enters || pick_pending || m.aim_is_own_goal && m.goal == Goal::None
+        enters || pick_pending(m, body) || m.aim_is_own_goal && m.goal == Goal::None
     }
 
     /// Phase 3 for the agents that appeared at time `t` (all of them at the
@@ -277,9 +282,7 @@ impl<'p> Simulation<'p> {
                 }
             }
         }
-        let m = &self.scene.agents.mind[i];
-        let actions = body.mode_actions(m.mode);
-        let pick_pending = !m.picked && actions.iter().any(|a| matches!(a, Action::PickGoal));
+        let pick_pending = pick_pending(&self.scene.agents.mind[i], body);
         if pick_pending && self.try_pick(i, &pop.wants)? {
             self.scene.agents.mind[i].picked = true;
         }

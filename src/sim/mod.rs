@@ -243,16 +243,17 @@ struct Scratch {
 }
 
 impl Scratch {
+    /// The slots of a parallel pass over every agent, with their drives.
+    fn slots<'a>(&'a mut self, drive: &'a mut [Drive]) -> Slots<'a> {
+        let Scratch { arrived, fired, todo, deferred, next, vel, ori, target, active, keys, settles, .. } = self;
+        let moves = Moves { target, active, next, vel, ori, key: keys, settles };
+        Slots { arrived, fired, todo, deferred, moves, drive }
+    }
+
+    /// Where the moves go, for the sequential apply (which reads the drives
+    /// from the simulation, so none are lent here).
     fn moves(&mut self) -> Moves<'_> {
-        Moves {
-            target: &mut self.target,
-            active: &mut self.active,
-            next: &mut self.next,
-            vel: &mut self.vel,
-            ori: &mut self.ori,
-            key: &mut self.keys,
-            settles: &mut self.settles,
-        }
+        self.slots(&mut []).moves
     }
 }
 
@@ -584,23 +585,7 @@ impl<'p> Simulation<'p> {
     fn pass(&mut self, t: f64, s: &mut Scratch, movers: Movers) -> Option<(usize, Blame)> {
         let mut drives = std::mem::take(&mut self.drives);
         let unfinished: Mutex<Option<(usize, Blame)>> = Mutex::new(None);
-        let slots = Slots {
-            arrived: &mut s.arrived,
-            fired: &mut s.fired,
-            todo: &mut s.todo,
-            deferred: &mut s.deferred,
-            moves: Moves {
-                target: &mut s.target,
-                active: &mut s.active,
-                next: &mut s.next,
-                vel: &mut s.vel,
-                ori: &mut s.ori,
-                key: &mut s.keys,
-                settles: &mut s.settles,
-            },
-            drive: &mut drives,
-        };
-        self.workers.for_each(slots.chunks(CHUNK), |k, mut c| {
+        self.workers.for_each(s.slots(&mut drives).chunks(CHUNK), |k, mut c| {
             let scene = &self.scene;
             for j in 0..c.arrived.len() {
                 let i = k * CHUNK + j;

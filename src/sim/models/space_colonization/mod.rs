@@ -81,18 +81,7 @@ impl Model for SpaceColonization {
 
     fn new(scene: &Scene) -> SpaceColonization {
         let program = scene.program;
-        let (mut reserves, mut claims) = (false, false);
-        let mut escapes = Vec::new();
-        for a in program.behaviours.iter().flat_map(|b| b.body.actions()) {
-            match Self::how(a, &[]) {
-                Some(How::Tree { reserve, disjoint }) => {
-                    reserves |= reserve;
-                    claims |= disjoint;
-                }
-                Some(How::Escape(from)) if !escapes.contains(&from) => escapes.push(from),
-                _ => {}
-            }
-        }
+        let Uses { reserves, claims, escapes } = Uses::of(program);
         let params = &program.params.space_colonization;
         SpaceColonization {
             growth: growth(params),
@@ -125,11 +114,7 @@ impl Model for SpaceColonization {
 
     fn marker_reach(program: &Program) -> Option<f64> {
         let growth = growth(&program.params.space_colonization);
-        let reserves = program
-            .behaviours
-            .iter()
-            .flat_map(|b| b.body.actions())
-            .any(|a| matches!(Self::how(a, &[]), Some(How::Tree { reserve: true, .. })));
+        let reserves = Uses::of(program).reserves;
         // The crowd extension asks for a node's markers within α/2; the
         // others for a node's (A_r) or a personal space's.
         Some(if reserves {
@@ -204,6 +189,33 @@ impl Model for SpaceColonization {
         if self.claims {
             self.tables.settle_claims(scene, drives, self.growth.tree.action_radius);
         }
+    }
+}
+
+/// What a scenario's behaviours ask of space colonization.
+struct Uses {
+    /// Some tree reserves markers (the crowd extension).
+    reserves: bool,
+    /// Some tree claims markers (surround).
+    claims: bool,
+    /// The subjects escaped from, in order of appearance.
+    escapes: Vec<Subject>,
+}
+
+impl Uses {
+    fn of(program: &Program) -> Uses {
+        let mut uses = Uses { reserves: false, claims: false, escapes: Vec::new() };
+        for a in program.behaviours.iter().flat_map(|b| b.body.actions()) {
+            match SpaceColonization::how(a, &[]) {
+                Some(How::Tree { reserve, disjoint }) => {
+                    uses.reserves |= reserve;
+                    uses.claims |= disjoint;
+                }
+                Some(How::Escape(from)) if !uses.escapes.contains(&from) => uses.escapes.push(from),
+                _ => {}
+            }
+        }
+        uses
     }
 }
 
