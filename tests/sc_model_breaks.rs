@@ -80,7 +80,11 @@ fn a_crowd_without_reservation_or_enforcement_collides_fig13() {
             planner.reserve_markers = false;
         }
     }
+    // Bodies keep at least the sum of their radii apart too: both must go.
     program.params.space_colonization.t_min = 0.0;
+    for p in &mut program.populations {
+        p.radius = crowd::ir::Dist::Constant(0.0);
+    }
     let failed = failures(&program);
     assert!(failed.iter().any(|f| f.contains("min distance")), "{failed:?}");
 }

@@ -3,12 +3,12 @@
 //! models plug in through the registry (`models`) and the stages of `stage`.
 //!
 //! The pipeline's phases, in cycle order: spawn/despawn → perceive → decide →
-//! plan → steer → resolve → integrate → record. [`Simulation::start`] runs
+//! plan → steer → integrate → resolve → record. [`Simulation::start`] runs
 //! spawn/despawn and perceive at `t = 0`, decides for the new agents and
 //! records frame 0 (the initial state). Each [`Simulation::step`] then runs
-//! the models' organise stage, then decide → plan → steer → resolve →
-//! integrate for every agent at `t` (one parallel pass, see below), the
-//! models' settle stage, then spawn/despawn and perceive at `t + dt`
+//! the models' organise stage, then decide → plan → steer → integrate for
+//! every agent at `t` (one parallel pass, see below), resolve over the moved
+//! positions (parallel sweeps, `resolve`), the models' settle stage, then spawn/despawn and perceive at `t + dt`
 //! (deciding at once for agents that just appeared), and records when the
 //! record rate says so. So a frame shows new agents where they appeared, each
 //! agent's state is the one it walked the last step in, and an agent that
@@ -36,6 +36,7 @@ mod decide;
 pub mod error;
 mod models;
 mod motion;
+mod resolve;
 pub mod sample;
 mod scene;
 mod spawn;
@@ -137,6 +138,8 @@ struct Moves<'a> {
     key: &'a mut [u32],
     /// The plan asked for the models' settle stage.
     settles: &'a mut [bool],
+    /// The plan takes part in distance enforcement.
+    enforce: &'a mut [bool],
 }
 
 impl<'a> Moves<'a> {
@@ -145,6 +148,7 @@ impl<'a> Moves<'a> {
     fn put(&mut self, j: usize, plan: Plan, m: &motion::Move, ori: Vec2, grid: &Grid) -> bool {
         (self.target[j], self.active[j], self.next[j]) = (plan.target, plan.active, m.next);
         self.settles[j] = plan.settles;
+        self.enforce[j] = plan.enforce;
         if !m.next.is_finite() {
             return false;
         }
@@ -162,9 +166,19 @@ impl<'a> Moves<'a> {
         let (ori, ori_) = self.ori.split_at_mut(k);
         let (key, key_) = self.key.split_at_mut(k);
         let (settles, settles_) = self.settles.split_at_mut(k);
+        let (enforce, enforce_) = self.enforce.split_at_mut(k);
         (
-            Moves { target, active, next, vel, ori, key, settles },
-            Moves { target: target_, active: active_, next: next_, vel: vel_, ori: ori_, key: key_, settles: settles_ },
+            Moves { target, active, next, vel, ori, key, settles, enforce },
+            Moves {
+                target: target_,
+                active: active_,
+                next: next_,
+                vel: vel_,
+                ori: ori_,
+                key: key_,
+                settles: settles_,
+                enforce: enforce_,
+            },
         )
     }
 }
@@ -240,13 +254,17 @@ struct Scratch {
     settles: Vec<bool>,
     settling: Vec<usize>,
     keep: Vec<bool>,
+    /// The agents that take part in distance enforcement.
+    enforce: Vec<bool>,
+    sweeps: resolve::Sweeps,
 }
 
 impl Scratch {
     /// The slots of a parallel pass over every agent, with their drives.
     fn slots<'a>(&'a mut self, drive: &'a mut [Drive]) -> Slots<'a> {
-        let Scratch { arrived, fired, todo, deferred, next, vel, ori, target, active, keys, settles, .. } = self;
-        let moves = Moves { target, active, next, vel, ori, key: keys, settles };
+        let Scratch { arrived, fired, todo, deferred, next, vel, ori, target, active, keys, settles, enforce, .. } =
+            self;
+        let moves = Moves { target, active, next, vel, ori, key: keys, settles, enforce };
         Slots { arrived, fired, todo, deferred, moves, drive }
     }
 
@@ -519,10 +537,10 @@ impl<'p> Simulation<'p> {
         Ok(())
     }
 
-    /// Phases 3–7 (decide, plan, steer, resolve, integrate) for every agent at
-    /// time `t`, in one parallel pass over the snapshot, between the models'
+    /// Phases 3–7 (decide, plan, steer, integrate) for every agent at time
+    /// `t`, in one parallel pass over the snapshot, between the models'
     /// organise and settle stages; agents whose decision changes are
-    /// applied, planned and moved after the pass, in id order.
+    /// applied, planned and moved after the pass, in id order; then resolve.
     fn act(&mut self, t: f64) -> Result<(), SimError> {
         let sequential = self.workers.sequential_since(Instant::now());
         // The organise stage writes the group tables the pass reads.
@@ -546,6 +564,7 @@ impl<'p> Simulation<'p> {
         s.active.resize(n, false);
         s.keys.resize(n, 0);
         s.settles.resize(n, false);
+        s.enforce.resize(n, false);
         let unfinished = self.pass(t, &mut s, Movers::Unchanged);
         let sequential = self.workers.sequential_since(Instant::now());
         let result = self.apply_changed(t, &mut s).and_then(|deferred| {
@@ -561,6 +580,7 @@ impl<'p> Simulation<'p> {
             None => Ok(()),
         });
         if result.is_ok() {
+            self.resolve(&mut s);
             let agents = &mut self.scene.agents;
             std::mem::swap(&mut agents.pos, &mut s.next);
             std::mem::swap(&mut agents.vel, &mut s.vel);
@@ -576,6 +596,19 @@ impl<'p> Simulation<'p> {
         self.times.sequential += sequential.elapsed(&self.workers);
         self.scratch = s;
         result
+    }
+
+    /// Phase 8, resolve: distance enforcement over the moved positions; the velocities
+    /// and grid cells of the agents it pushed follow their new positions.
+    fn resolve(&mut self, s: &mut Scratch) {
+        if !resolve::enforce(&self.scene, &self.workers, &mut s.next, &s.enforce, &mut s.sweeps) {
+            return;
+        }
+        let per_second = self.scene.clock.per_second();
+        for i in 0..s.next.len() {
+            s.vel[i] = (s.next[i] - self.scene.agents.pos[i]) * per_second;
+            s.keys[i] = self.scene.grid.key_of(s.next[i]);
+        }
     }
 
     /// A parallel pass over the snapshot: with [`Movers::Unchanged`], decides

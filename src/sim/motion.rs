@@ -1,4 +1,5 @@
-//! Phases 5–7 for one agent, whatever model planned it: steer, resolve, integrate.
+//! Phases 5 and 7 for one agent, whatever model planned it: steer and
+//! integrate (resolve runs over every agent at once after them: `sim/resolve.rs`).
 //!
 //! Invariants: every function here reads the snapshot (positions at the
 //! start of the step, the spatial index, the agent's own plan) and returns a
@@ -44,21 +45,13 @@ fn steer(scene: &Scene, i: usize, plan: Plan) -> Vec2 {
     }
 }
 
-/// Phase 6 for agent `i`: minimum-distance enforcement against its neighbours.
-#[inline]
-fn resolve(scene: &Scene, i: usize, plan: Plan) -> Vec2 {
-    if !plan.enforce {
-        return Vec2::ZERO;
-    }
-    steer::enforce::enforce(i, &scene.agents.pos, &scene.agents.id, &scene.grid, scene.min_distance)
-}
-
 /// Phase 7 for agent `i`: the new position, kept inside walkable space.
+/// Eq 9's `d_enf` is added after every agent has moved (`sim/resolve.rs`).
 #[inline]
-fn integrate(scene: &Scene, i: usize, desired: Vec2, push: Vec2) -> Vec2 {
+fn integrate(scene: &Scene, i: usize, desired: Vec2) -> Vec2 {
     let p = scene.agents.pos[i];
-    // Rodrigues et al. 2010, Eq. 9: p(t+1) = p(t) + β d/|d| + d_enf(p(t)).
-    let moved = p + desired + push;
+    // Rodrigues et al. 2010, Eq. 9: p(t+1) = p(t) + β d/|d|.
+    let moved = p + desired;
     if moved.is_finite() {
         scene.space.project(moved, p, scene.agents.radius[i])
     } else {
@@ -70,8 +63,7 @@ fn integrate(scene: &Scene, i: usize, desired: Vec2, push: Vec2) -> Vec2 {
 #[inline]
 pub(super) fn move_agent(scene: &Scene, i: usize, plan: Plan) -> Move {
     let desired = steer(scene, i, plan);
-    let push = resolve(scene, i, plan);
-    let next = integrate(scene, i, desired, push);
+    let next = integrate(scene, i, desired);
     // Finite positions and a positive time step give finite velocities.
     Move { next, vel: (next - scene.agents.pos[i]) * scene.clock.per_second(), heading: unit(desired) }
 }
@@ -83,8 +75,6 @@ pub(super) type Blame = (&'static str, &'static str);
 pub(super) fn blame(scene: &Scene, i: usize, plan: Plan) -> Blame {
     if !steer(scene, i, plan).is_finite() {
         ("steer", "displacement")
-    } else if !resolve(scene, i, plan).is_finite() {
-        ("resolve", "distance-enforcement push")
     } else {
         ("integrate", "position")
     }

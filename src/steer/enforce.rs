@@ -1,5 +1,5 @@
 //! Minimum-distance enforcement between agents (Treuille et al. 2006, as used
-//! by Rodrigues et al. 2010).
+//! by Rodrigues et al. 2010, Eq. 8).
 
 use crate::hash::splitmix64;
 use crate::ir::Vec2;
@@ -8,47 +8,57 @@ use crate::world::grid::Grid;
 /// Below this distance two agents count as coincident, m.
 const COINCIDENT: f64 = 1e-9;
 
-/// Rodrigues et al. 2010, Eq. 8: `d_enf(p_i) = 1/#A_i Σ_{j∈A_i} …`, with
-/// `A_i = { j | d_ij < t_min }`.
+/// The bodies distance enforcement keeps apart, by slot.
+#[derive(Clone, Copy)]
+pub struct Bodies<'a> {
+    pub pos: &'a [Vec2],
+    pub radius: &'a [f64],
+    /// Takes part in the enforcement.
+    pub movable: &'a [bool],
+    pub ids: &'a [u32],
+}
+
+/// Agent `i`'s share of one sweep of Eq. 8 over positions after the move,
+/// `(push, shortfall)`: for every neighbour closer than the pair's distance
+/// `max(t_min, r_i + r_j)`, its half of the shortfall along `(p_i − p_j)/d_ij`;
+/// and the largest shortfall among them (0 when none is too close).
 ///
-/// NOTE: the printed summand `(p_i − p_j)/2` would push *less* the closer two
-/// agents are. We read it as Treuille's symmetric push: each member of a pair
-/// closer than `t_min` moves half the overlap, `(t_min − d_ij)/2`, along
-/// `(p_i − p_j)/d_ij`, so an isolated pair ends exactly `t_min` apart. The mean
-/// over `A_i` is kept as printed. Coincident agents are separated along a
-/// direction derived from their ids (see [`coincident_direction`]).
-///
-/// `points[j]` and `ids[j]` are the snapshot the grid was built from; `i` is
-/// the agent's own index, skipped.
+/// NOTE: Eq. 8 averages the pushes over `A_i`, which dilutes each of them by
+/// the number of neighbours, so a dense crowd keeps overlapping. Enforcing
+/// the minimum distance, as Treuille et al. do, we sum them (each pair is
+/// pushed as if alone) and repeat the sweep until no pair is too close
+/// (`sim/resolve.rs`). A neighbour that does not take part (`movable[j]`
+/// false: it keeps its distance its own way) stands like a wall, and agent `i`
+/// takes the whole shortfall. `grid` indexes `points` as they were up to
+/// `slack` ago; the pair is measured on `points` as they are now.
 #[inline]
-pub fn enforce(i: usize, points: &[Vec2], ids: &[u32], grid: &Grid, t_min: f64) -> Vec2 {
+pub fn separation(i: usize, bodies: &Bodies, grid: &Grid, t_min: f64, reach: f64) -> (Vec2, f64) {
+    let Bodies { pos: points, radius, movable, ids } = *bodies;
     let p = points[i];
-    let t2 = t_min * t_min;
-    let mut sum = Vec2::ZERO;
-    let mut count = 0u32;
-    grid.for_each_near(p, t_min, |j, q| {
+    let mut push = Vec2::ZERO;
+    let mut worst = 0.0f64;
+    grid.for_each_candidate(p, reach, |j| {
         let j = j as usize;
         if j == i {
             return;
         }
-        let d = p - q;
+        let need = t_min.max(radius[i] + radius[j]);
+        let d = p - points[j];
         let d2 = d.length_squared();
-        if d2 >= t2 {
+        if d2 >= need * need {
             return;
         }
-        count += 1;
+        let share = if movable[j] { 0.5 } else { 1.0 };
         if d2 > COINCIDENT * COINCIDENT {
             let dist = d2.sqrt();
-            sum += d * ((t_min - dist) / (2.0 * dist));
+            worst = worst.max(need - dist);
+            push += d * ((need - dist) * share / dist);
         } else {
-            sum += coincident_direction(ids[i], ids[j]) * (t_min / 2.0);
+            worst = worst.max(need);
+            push += coincident_direction(ids[i], ids[j]) * (need * share);
         }
     });
-    if count == 0 {
-        Vec2::ZERO
-    } else {
-        sum / f64::from(count)
-    }
+    (push, worst)
 }
 
 /// The direction agent `a` leaves a coincident agent `b` along: one of eight
@@ -78,29 +88,61 @@ mod tests {
         g
     }
 
+    fn push(i: usize, pts: &[Vec2], movable: &[bool], ids: &[u32]) -> (Vec2, f64) {
+        let radius = vec![0.2; pts.len()];
+        let bodies = Bodies { pos: pts, radius: &radius, movable, ids };
+        separation(i, &bodies, &setup(pts), 0.5, 0.5)
+    }
+
     #[test]
     fn an_isolated_pair_ends_t_min_apart() {
         let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.3, 5.0)];
-        let g = setup(&pts);
-        let a = pts[0] + enforce(0, &pts, &[0, 1], &g, 0.5);
-        let b = pts[1] + enforce(1, &pts, &[0, 1], &g, 0.5);
-        assert!((a.distance(b) - 0.5).abs() < 1e-12);
-        assert!((a + b - pts[0] - pts[1]).length() < 1e-12, "symmetric");
+        let (a, worst) = push(0, &pts, &[true, true], &[0, 1]);
+        let (b, _) = push(1, &pts, &[true, true], &[0, 1]);
+        assert!(((pts[0] + a).distance(pts[1] + b) - 0.5).abs() < 1e-12);
+        assert!((a + b).length() < 1e-12, "symmetric");
+        assert!((worst - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn every_neighbour_pushes_in_full() {
+        // Pressed from the left by two bodies: both halves add up, none is diluted.
+        let pts = [Vec2::new(5.0, 5.0), Vec2::new(4.6, 5.1), Vec2::new(4.6, 4.9)];
+        let (a, _) = push(0, &pts, &[true; 3], &[0, 1, 2]);
+        let one = |q: Vec2| {
+            let d = pts[0] - q;
+            d * ((0.5 - d.length()) / 2.0 / d.length())
+        };
+        assert!((a - one(pts[1]) - one(pts[2])).length() < 1e-12);
+    }
+
+    #[test]
+    fn a_body_that_keeps_its_own_distance_stands_like_a_wall() {
+        let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.3, 5.0)];
+        let (a, _) = push(0, &pts, &[true, false], &[0, 1]);
+        assert!((pts[0] + a).distance(pts[1]) - 0.5 < 1e-12 && (a.x + 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn large_bodies_keep_the_sum_of_their_radii() {
+        let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.6, 5.0)];
+        let radius = [0.4, 0.4];
+        let bodies = Bodies { pos: &pts, radius: &radius, movable: &[true, true], ids: &[0, 1] };
+        let (a, worst) = separation(0, &bodies, &setup(&pts), 0.5, 0.8);
+        assert!((worst - 0.2).abs() < 1e-12 && (a.x + 0.1).abs() < 1e-12);
     }
 
     #[test]
     fn coincident_agents_separate_in_opposite_directions() {
         let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.0, 5.0)];
-        let g = setup(&pts);
-        let a = enforce(0, &pts, &[3, 9], &g, 0.5);
-        let b = enforce(1, &pts, &[3, 9], &g, 0.5);
+        let (a, _) = push(0, &pts, &[true, true], &[3, 9]);
+        let (b, _) = push(1, &pts, &[true, true], &[3, 9]);
         assert!((a + b).length() < 1e-12 && (a.length() - 0.25).abs() < 1e-12);
     }
 
     #[test]
     fn far_agents_do_not_push() {
         let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.6, 5.0)];
-        let g = setup(&pts);
-        assert_eq!(enforce(0, &pts, &[0, 1], &g, 0.5), Vec2::ZERO);
+        assert_eq!(push(0, &pts, &[true, true], &[0, 1]), (Vec2::ZERO, 0.0));
     }
 }

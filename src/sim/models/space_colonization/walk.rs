@@ -16,6 +16,11 @@ use crate::world::markers::Markers;
 const PATIENCE: f64 = 1.0;
 /// The same when the blocker comes the other way or stands still, s.
 const URGENT_PATIENCE: f64 = 0.25;
+/// A walking agent that has come no closer to its next node for this long
+/// (another body stands on it, or pushes back) regrows from where it stands, s.
+const STALL_PATIENCE: f64 = 1.0;
+/// Coming closer by less than this fraction of a step is no progress.
+const PROGRESS: f64 = 0.1;
 /// Ancestors kept behind the node an agent walks from: enough for the
 /// Voronoi competition of Eq 1 near the agent, few enough to keep trees small.
 const KEEP_BEHIND: u32 = 2;
@@ -89,6 +94,17 @@ pub(crate) struct Walk {
     pub behind_arrived: bool,
     /// Surround: markers this agent's tree claimed at the last settle.
     pub claimed: Vec<u32>,
+    /// How the walk to the next node goes.
+    pub progress: Progress,
+}
+
+/// The node last walked to, the closest the agent came to it, and the steps
+/// since it last came closer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Progress {
+    toward: Vec2,
+    closest: f64,
+    stalled: u32,
 }
 
 impl Walk {
@@ -282,7 +298,31 @@ impl Growth {
             // Pushed off the path behind an obstacle: back to the node walked from.
             return Plan { enforce: !reserve, ..Plan::walk_to(tree.pos(walk.at)) };
         }
+        if !reserve && walk.progress.stalls(node, pos.distance(node), beta, scene.clock.dt) {
+            // Blocked short of the node: a path from here goes round what blocks it.
+            *tree = Tree::new(pos);
+            (walk.at, walk.next, walk.done, walk.aimed) = (0, NO_NODE, false, point);
+            return still;
+        }
         Plan { enforce: !reserve, ..Plan::walk_to(node) }
+    }
+}
+
+impl Progress {
+    /// Whether the agent, `d` from the node it walks to, has come no closer
+    /// to it for [`STALL_PATIENCE`].
+    fn stalls(&mut self, node: Vec2, d: f64, beta: f64, dt: f64) -> bool {
+        if node != self.toward || d < self.closest - PROGRESS * beta {
+            (self.toward, self.closest, self.stalled) = (node, d, 0);
+            return false;
+        }
+        self.stalled += 1;
+        if f64::from(self.stalled) * dt < STALL_PATIENCE {
+            return false;
+        }
+        self.stalled = 0;
+        self.toward = Vec2::splat(f64::NAN);
+        true
     }
 }
 

@@ -1,0 +1,117 @@
+//! Phase 8, resolve: minimum-distance enforcement over the moved positions.
+//!
+//! Invariants: each sweep computes the pushes of the agents it visits from
+//! the same positions (Jacobi), in parallel, and applies them afterwards, so
+//! the result depends neither on the order nor on the thread; a sweep visits
+//! the agents the previous one pushed and their neighbours (the others'
+//! pushes are still zero); sweeps after the first are over-relaxed
+//! ([`OMEGA`]); the sweeps stop when no pair of taking-part agents
+//! is closer than its distance by more than [`TOLERANCE`], or after
+//! [`MAX_SWEEPS`]; obstacles and bounds win over other bodies (each pushed
+//! position is projected back into walkable space).
+
+use super::scene::Scene;
+use super::workers::Workers;
+use super::CHUNK;
+use crate::ir::Vec2;
+use crate::steer::enforce::{separation, Bodies};
+use crate::world::grid::Grid;
+
+/// A shortfall below this fraction of `t_min` counts as enforced (0.5 mm
+/// for half-metre bodies: below what `crowd metrics` counts as a collision).
+const TOLERANCE: f64 = 1e-3;
+/// Over-relaxation of the sweeps after the first (successive over-relaxation
+/// converges for `0 < ω < 2`): in a packed crowd each sweep moves a push one
+/// body further, and plain sweeps need several times as many to settle it.
+/// The first sweep is not over-relaxed, so an isolated pair ends exactly its
+/// distance apart instead of bouncing off.
+const OMEGA: f64 = 1.9;
+/// Sweeps per step at most: what a jam leaves is taken up in the next step.
+const MAX_SWEEPS: u32 = 64;
+
+/// Sweep buffers, grown once and reused.
+#[derive(Default)]
+pub(super) struct Sweeps {
+    /// The agents a sweep visits, and their pushes and shortfalls.
+    visit: Vec<usize>,
+    push: Vec<Vec2>,
+    worst: Vec<f64>,
+    /// The sweep that last listed an agent in `visit`.
+    listed: Vec<u32>,
+    /// Indexes the positions being pushed (the scene's grid indexes the snapshot).
+    grid: Option<Grid>,
+}
+
+/// Pushes the agents of `next` whose `takes_part` entry is true apart until
+/// every pair is at least `max(t_min, r_i + r_j)` apart. Whether any moved.
+pub(super) fn enforce(
+    scene: &Scene,
+    workers: &Workers,
+    next: &mut [Vec2],
+    takes_part: &[bool],
+    buf: &mut Sweeps,
+) -> bool {
+    let n = next.len();
+    let t_min = scene.min_distance;
+    let reach = t_min.max(2.0 * scene.max_radius);
+    let Sweeps { visit, push, worst, listed, grid } = buf;
+    visit.clear();
+    visit.extend((0..n).filter(|&i| takes_part[i]));
+    if visit.len() < 2 {
+        return false;
+    }
+    let grid = grid.get_or_insert_with(|| scene.grid.clone());
+    grid.rebuild(next);
+    listed.clear();
+    listed.resize(n, 0);
+    // How far any point may be from where the grid put it.
+    let mut drift = 0.0;
+    let mut moved = false;
+    for sweep in 1..=MAX_SWEEPS {
+        push.resize(visit.len(), Vec2::ZERO);
+        worst.resize(visit.len(), 0.0);
+        let (index, visiting): (&Grid, &[usize]) = (grid, visit);
+        let bodies = Bodies { pos: next, radius: &scene.agents.radius, movable: takes_part, ids: &scene.agents.id };
+        let chunks: Vec<(&mut [Vec2], &mut [f64])> = push.chunks_mut(CHUNK).zip(worst.chunks_mut(CHUNK)).collect();
+        workers.for_each(chunks, |k, (push, worst)| {
+            for j in 0..push.len() {
+                let i = visiting[k * CHUNK + j];
+                (push[j], worst[j]) = separation(i, &bodies, index, t_min, reach + 2.0 * drift);
+            }
+        });
+        if worst.iter().all(|&w| w <= TOLERANCE * t_min) {
+            break;
+        }
+        moved = true;
+        let mut largest: f64 = 0.0;
+        let omega = if sweep == 1 { 1.0 } else { OMEGA };
+        for (k, &i) in visit.iter().enumerate() {
+            if push[k] != Vec2::ZERO {
+                let to = scene.space.project(next[i] + push[k] * omega, next[i], scene.agents.radius[i]);
+                largest = largest.max(to.distance(next[i]));
+                next[i] = to;
+            }
+        }
+        drift += largest;
+        if drift > 0.25 * grid.cell_size() {
+            grid.rebuild(next);
+            drift = 0.0;
+        }
+        // The next sweep visits the pushed agents and whoever they may now touch.
+        let pushed: Vec<usize> =
+            visit.iter().zip(push.iter()).filter(|(_, p)| **p != Vec2::ZERO).map(|(&i, _)| i).collect();
+        visit.clear();
+        for &i in &pushed {
+            grid.for_each_candidate(next[i], reach + 2.0 * drift, |j| {
+                let j = j as usize;
+                if takes_part[j] && listed[j] != sweep {
+                    listed[j] = sweep;
+                    visit.push(j);
+                }
+            });
+        }
+        // Slot order, so each sweep's chunks are the same whatever found them first.
+        visit.sort_unstable();
+    }
+    moved
+}
