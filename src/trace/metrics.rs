@@ -16,6 +16,7 @@ use crate::math;
 use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
+use super::claims::{arrive, Frames};
 use super::read::{FrameSpan, Recorded};
 
 /// Speeds below this count as standing when telling flow directions apart, m/s.
@@ -282,69 +283,18 @@ impl fmt::Display for Checked {
     }
 }
 
-struct Frames<'a> {
-    program: &'a Program,
-    rec: &'a Recorded,
+/// Evaluates every expectation of the program over a recorded run.
+pub fn evaluate(program: &Program, rec: &Recorded) -> Vec<Checked> {
+    let frames = Frames::new(program, rec);
+    program.expectations.iter().map(|e| Checked { text: e.text.clone(), verdict: verdict(&frames, &e.kind) }).collect()
 }
 
-impl Frames<'_> {
-    fn rows(&self, f: &FrameSpan, who: Subject) -> Vec<usize> {
-        f.rows.clone().filter(|&r| subject_matches(self.program, who, self.rec.population[r])).collect()
-    }
-
-    fn at(&self, t: f64) -> Result<&FrameSpan, String> {
-        self.rec.frame_at(t).ok_or_else(|| {
-            let end = self.rec.frames.last().map_or(0.0, |f| f.t);
-            format!("the run ends at {end} s, before {t} s")
-        })
-    }
-}
-
-/// Evaluates every expectation of the program over a recorded run. `log` is
-/// the executor's per-agent record (arrival times are not in the trace).
-pub fn evaluate(program: &Program, rec: &Recorded, log: &[AgentLog]) -> Vec<Checked> {
-    let frames = Frames { program, rec };
-    program
-        .expectations
-        .iter()
-        .map(|e| Checked { text: e.text.clone(), verdict: verdict(&frames, &e.kind, log) })
-        .collect()
-}
-
-fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict {
+fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
     let program = fr.program;
     let rec = fr.rec;
     let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
     match kind {
-        ExpectationKind::ReachesGoal { who, by } => {
-            let limit = by.unwrap_or(f64::INFINITY);
-            let mine: Vec<&AgentLog> = log.iter().filter(|a| subject_matches(program, *who, a.population)).collect();
-            if mine.is_empty() {
-                return Verdict::Fails("no such agent was ever created".into());
-            }
-            let late: Vec<&&AgentLog> = mine.iter().filter(|a| a.arrived.map_or(true, |t| t > limit + 1e-9)).collect();
-            let goalless = mine.iter().filter(|a| !a.sought).count();
-            let latest = mine.iter().filter_map(|a| a.arrived).fold(f64::NEG_INFINITY, f64::max);
-            if late.is_empty() {
-                Verdict::Holds(format!("{} agent(s), the last arrived at {latest} s", mine.len()))
-            } else {
-                let first = late[0];
-                let mut detail = format!(
-                    "{} of {} agent(s) did not arrive{}; first: agent {}",
-                    late.len(),
-                    mine.len(),
-                    by.map_or(String::new(), |b| format!(" by {b} s")),
-                    first.id
-                );
-                if let Some(t) = first.arrived {
-                    detail.push_str(&format!(" (arrived at {t} s)"));
-                }
-                if goalless > 0 {
-                    detail.push_str(&format!("; {goalless} never had anything to seek"));
-                }
-                Verdict::Fails(detail)
-            }
-        }
+        ExpectationKind::ReachesGoal { who, by } => arrive::reaches_goal(fr, *who, *by),
         ExpectationKind::MinDistance { among, distance } => {
             let mut worst: Option<(f64, f64, u32, u32)> = None;
             for f in &rec.frames {
