@@ -48,22 +48,34 @@ fn every_kind_can_hold_and_can_fail() {
         expect("out of the box", ExpectationKind::NeverInside { who: all, obstacle: None }),
         expect(
             "east in east at 28 s",
-            ExpectationKind::FractionInside { who: east, fraction: 0.75, area: AreaRef::Region(RegionId(1)), at: 28.0 },
+            ExpectationKind::Inside {
+                who: east,
+                comparison: Comparison::AtLeast,
+                amount: Amount::Share(0.75),
+                area: AreaRef::Region(RegionId(1)),
+                at: When::At(28.0),
+            },
         ),
         expect(
             "east in east at 1 s",
-            ExpectationKind::FractionInside { who: east, fraction: 0.9, area: AreaRef::Region(RegionId(1)), at: 1.0 },
+            ExpectationKind::Inside {
+                who: east,
+                comparison: Comparison::AtLeast,
+                amount: Amount::Share(0.9),
+                area: AreaRef::Region(RegionId(1)),
+                at: When::At(1.0),
+            },
         ),
-        expect("40 alive", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: 10.0 }),
-        expect("30 alive", ExpectationKind::CountIs { who: all, count: 30, tolerance: 5, at: 10.0 }),
-        expect("after the end", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: 100.0 }),
+        expect("40 alive", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: When::At(10.0) }),
+        expect("30 alive", ExpectationKind::CountIs { who: all, count: 30, tolerance: 5, at: When::At(10.0) }),
+        expect("after the end", ExpectationKind::CountIs { who: all, count: 40, tolerance: 0, at: When::At(100.0) }),
         expect(
             "east away from west",
             ExpectationKind::AwayFrom {
                 who: east,
                 from: Subject::Population(PopulationId(1)),
                 distance: 10.0,
-                at: 0.0,
+                at: When::At(0.0),
             },
         ),
         expect(
@@ -72,10 +84,13 @@ fn every_kind_can_hold_and_can_fail() {
                 who: east,
                 from: Subject::Population(PopulationId(1)),
                 distance: 10.0,
-                at: 12.0,
+                at: When::At(12.0),
             },
         ),
-        expect("formation", ExpectationKind::FormationIs { group: east, formation: FormationKind::River, at: 5.0 }),
+        expect(
+            "formation",
+            ExpectationKind::FormationIs { group: east, formation: FormationKind::River, at: When::At(5.0) },
+        ),
     ];
     let v = verdicts(&p);
     let got: Vec<bool> = v.iter().map(holds).collect();
@@ -106,8 +121,11 @@ fn lanes_and_surround_are_measured() {
     let mut p = scene();
     p.header.duration = 12.0;
     p.expectations = vec![
-        expect("lanes", ExpectationKind::Lanes { among: Subject::Everyone, threshold: 0.5, at: 8.0 }),
-        expect("impossible lanes", ExpectationKind::Lanes { among: Subject::Everyone, threshold: 1.01, at: 8.0 }),
+        expect("lanes", ExpectationKind::Lanes { among: Subject::Everyone, threshold: 0.5, at: When::At(8.0) }),
+        expect(
+            "impossible lanes",
+            ExpectationKind::Lanes { among: Subject::Everyone, threshold: 1.01, at: When::At(8.0) },
+        ),
         // Everyone around the box's centre covers little of the circle at the start.
         expect(
             "spread",
@@ -115,7 +133,7 @@ fn lanes_and_surround_are_measured() {
                 who: Subject::Population(PopulationId(0)),
                 target: Subject::Population(PopulationId(1)),
                 spread: 6.0,
-                at: 0.0,
+                at: When::At(0.0),
             },
         ),
     ];

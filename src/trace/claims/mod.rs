@@ -6,6 +6,10 @@
 //! copy of it, so the two cannot disagree about what happened.
 
 pub mod arrive;
+pub mod bodies;
+pub mod moved;
+pub mod near;
+pub mod when;
 
 use std::cell::OnceCell;
 
