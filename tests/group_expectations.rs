@@ -18,7 +18,7 @@ fn compile(text: &str) -> Program {
 /// The verdicts of `program`'s expectations over the CSV `trace`.
 fn verdicts(program: &Program, trace: &str) -> Vec<Verdict> {
     let rec = Recorded::parse(trace.as_bytes(), program).expect("the trace reads");
-    evaluate(program, &rec, &[]).into_iter().map(|c| c.verdict).collect()
+    evaluate(program, &rec).into_iter().map(|c| c.verdict).collect()
 }
 
 fn fails_with(v: &Verdict, words: &str) -> bool {

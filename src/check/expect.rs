@@ -1,16 +1,18 @@
 //! Expectations: the claims a scenario makes about its own run.
 
 use super::{Checker, Dim, Kind};
+use crate::diag::Diagnostic;
+use crate::ir::limits::{cover_spacing, MAX_COVER_SAMPLES};
 use crate::ir::{self, ExpectationKind as K};
 use crate::syntax::ast;
 
 impl Checker {
-    pub(super) fn expectations(&mut self, file: &ast::File) -> Vec<ir::Expectation> {
+    pub(super) fn expectations(&mut self, file: &ast::File, spaces: &[ir::Space]) -> Vec<ir::Expectation> {
         let mut out = vec![];
         for item in &file.items {
             let ast::Item::Expect(list) = item else { continue };
             for e in list {
-                if let Some(kind) = self.expectation(e) {
+                if let Some(kind) = self.expectation(e, spaces) {
                     out.push(ir::Expectation { text: self.source[e.span.clone()].to_string(), kind });
                 }
             }
@@ -18,7 +20,7 @@ impl Checker {
         out
     }
 
-    fn expectation(&mut self, e: &ast::Expectation) -> Option<ir::ExpectationKind> {
+    fn expectation(&mut self, e: &ast::Expectation, spaces: &[ir::Space]) -> Option<ir::ExpectationKind> {
         use ast::ExpectationKind as A;
         let everyone = |c: &mut Self, s: &Option<ast::Subject>| match s {
             Some(s) => c.subject(s),
@@ -52,23 +54,24 @@ impl Checker {
                 K::NeverInCore { who: who?, groups: groups? }
             }
             A::GoalsProvideWants { who } => K::GoalsProvideWants { who: self.subject(who)? },
-            A::Fraction { fraction, who, inside, at } => {
-                let f = self.si_in(fraction, Dim::Percent, 0.0, 1.0, false, "fraction");
+            A::Fraction { at_most, amount, who, inside, at } => {
+                let amount = self.amount(amount, "amount");
                 let who = self.subject(who);
                 let area = self.area(inside);
-                let at = self.time_in_run(at, "time");
-                K::FractionInside { who: who?, fraction: f?, area: area?, at: at? }
+                let at = self.when(at);
+                let comparison = if *at_most { ir::Comparison::AtMost } else { ir::Comparison::AtLeast };
+                K::Inside { who: who?, comparison, amount: amount?, area: area?, at: at? }
             }
             A::Lanes { among, threshold, at } => {
                 let among = everyone(self, among);
                 let t = self.si_in(threshold, Dim::Number, 0.0, 1.0, false, "lane order threshold");
-                let at = self.time_in_run(at, "time");
+                let at = self.when(at);
                 K::Lanes { among: among?, threshold: t?, at: at? }
             }
             A::Surrounds { who, target, at, spread } => {
                 let who = self.subject(who);
                 let target = self.subject(target);
-                let at = self.time_in_run(at, "time");
+                let at = self.when(at);
                 let spread = self.si_in(spread, Dim::Angle, 0.0, std::f64::consts::TAU, false, "angular spread");
                 K::Surrounds { who: who?, target: target?, spread: spread?, at: at? }
             }
@@ -76,8 +79,62 @@ impl Checker {
                 let who = self.subject(who);
                 let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "distance");
                 let from = self.subject(from);
-                let at = self.time_in_run(at, "time");
+                let at = self.when(at);
                 K::AwayFrom { who: who?, from: from?, distance: d?, at: at? }
+            }
+            A::Near { who, distance, of, at } => {
+                let who = self.subject(who);
+                let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "distance");
+                let of = self.subject(of);
+                let at = self.when(at);
+                K::Near { who: who?, of: of?, distance: d?, at: at? }
+            }
+            A::Covers { who, area, distance, at } => {
+                let who = self.subject(who);
+                let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, true, "covering distance");
+                let area = self.covered_area(area, d, distance.span.clone(), spaces);
+                let at = self.when(at);
+                K::Covers { who: who?, area: area?, distance: d?, at: at? }
+            }
+            A::Collisions { among, max } => {
+                let among = everyone(self, among);
+                let max = self.int_in(max, 0, u64::from(u32::MAX), "collision count");
+                K::Collisions { among: among?, max: max? }
+            }
+            A::Overlap { among, max } => {
+                let among = everyone(self, among);
+                let max = self.si_in(max, Dim::Length, 0.0, f64::INFINITY, false, "overlap");
+                K::Overlap { among: among?, max: max? }
+            }
+            A::Stuck { max, who } => {
+                let max = self.amount(max, "number of stuck agents");
+                let who = self.subject(who).filter(|s| self.subject_has_goal(*s, who.span()));
+                K::Stuck { who: who?, max: max? }
+            }
+            A::TripsWithin { share, who, within } => {
+                let share = self.si_in(share, Dim::Percent, 0.0, 1.0, false, "share of trips");
+                let who = self.subject(who).filter(|s| self.subject_has_goal(*s, who.span()));
+                let within = self.si_in(within, Dim::Time, 0.0, f64::INFINITY, false, "travel time");
+                K::TripsWithin { who: who?, share: share?, within: within? }
+            }
+            A::Moves { who, distance, by } => {
+                let who = self.subject(who);
+                let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "distance");
+                let by = self.time_in_run(by, "time");
+                K::Moves { who: who?, distance: d?, by: by? }
+            }
+            A::MoveLess { max, who, distance, by } => {
+                let max = self.amount(max, "number of agents");
+                let who = self.subject(who);
+                let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "distance");
+                let by = self.time_in_run(by, "time");
+                K::MoveLess { who: who?, max: max?, distance: d?, by: by? }
+            }
+            A::Picks { who, count, by } => {
+                let who = self.subject(who);
+                let count = self.int_in(count, 0, u64::from(u32::MAX), "number of goals");
+                let by = self.time_in_run(by, "time");
+                K::PicksGoals { who: who?, count: count?, by: by? }
             }
             A::Formation { group, formation, at } => {
                 let group = match group {
@@ -112,12 +169,12 @@ impl Checker {
                         None
                     }
                 };
-                let at = self.time_in_run(at, "time");
+                let at = self.when(at);
                 K::FormationIs { group: group?, formation: kind?, at: at? }
             }
             A::Count { who, count, tolerance, at } => {
                 let who = self.subject(who);
-                let at = self.time_in_run(at, "time");
+                let at = self.when(at);
                 let c = self.int_in(count, 0, ir::limits::MAX_AGENTS, "expected count");
                 let t = match tolerance {
                     Some(t) => self.int_in(t, 0, ir::limits::MAX_AGENTS, "count tolerance"),
@@ -125,6 +182,100 @@ impl Checker {
                 };
                 K::CountIs { who: who?, count: c?, tolerance: t?, at: at? }
             }
+        })
+    }
+
+    /// A time qualifier: every time in the run, an interval that does not
+    /// end before it starts, a share of frames from 0 to 100%.
+    fn when(&mut self, w: &ast::When) -> Option<ir::When> {
+        match w {
+            ast::When::At(t) => Some(ir::When::At(self.time_in_run(t, "time")?)),
+            ast::When::During(from, to) => {
+                let (a, b) = self.interval(from, to)?;
+                Some(ir::When::During(a, b))
+            }
+            ast::When::Share { share, from, to } => {
+                let share = self.si_in(share, Dim::Percent, 0.0, 1.0, false, "share of the frames");
+                let (a, b) = self.interval(from, to)?;
+                Some(ir::When::Share { share: share?, from: a, to: b })
+            }
+        }
+    }
+
+    /// `T1 to T2`, both in the run, T1 ≤ T2.
+    fn interval(&mut self, from: &ast::Quantity, to: &ast::Quantity) -> Option<(f64, f64)> {
+        let a = self.time_in_run(from, "start time");
+        let b = self.time_in_run(to, "end time");
+        let (a, b) = (a?, b?);
+        if a > b {
+            self.error(
+                Diagnostic::error(
+                    "E030",
+                    from.span.start..to.span.end,
+                    format!("the interval ends at {b} s, before it starts at {a} s"),
+                )
+                .label("start after end")
+                .help("write the earlier time first: `during T1 to T2` with T1 ≤ T2"),
+            );
+            return None;
+        }
+        Some((a, b))
+    }
+
+    /// How many agents: `N` (a whole number) or `P%` (a share of them).
+    fn amount(&mut self, q: &ast::Quantity, what: &str) -> Option<ir::Amount> {
+        if q.unit.is_some() {
+            return self.si_in(q, Dim::Percent, 0.0, 1.0, false, what).map(ir::Amount::Share);
+        }
+        let max = ir::limits::MAX_AGENTS as f64;
+        let n = self.si_in(q, Dim::Number, 0.0, max, false, what)?;
+        if n.fract() != 0.0 {
+            self.error(
+                Diagnostic::error("E030", q.span.clone(), format!("{what} is not a whole number: {n}"))
+                    .label("a count of agents")
+                    .help("write a whole number of agents, or a percentage such as `10%`"),
+            );
+            return None;
+        }
+        Some(ir::Amount::Count(n as u32))
+    }
+
+    /// The area `P covers S within D` samples: a region, target shape or
+    /// space (a mask has no inside), and not so large for its spacing that
+    /// checking it would cost more than [`MAX_COVER_SAMPLES`] points a frame.
+    fn covered_area(
+        &mut self,
+        n: &ast::Name,
+        d: Option<f64>,
+        d_span: ast::Span,
+        spaces: &[ir::Space],
+    ) -> Option<ir::AreaRef> {
+        let decl = self.resolve(n, &[Kind::Region, Kind::Shape, Kind::Space])?;
+        let world = self.world.as_ref()?;
+        let shape = match decl.kind {
+            Kind::Region => &world.regions.get(decl.index as usize)?.shape,
+            Kind::Shape => &world.shapes.get(decl.index as usize)?.shape,
+            _ => &spaces.get(decl.index as usize)?.shape,
+        };
+        let b = crate::world::geometry::bounding_box(shape);
+        let h = cover_spacing(d?);
+        let samples = ((b.max.x - b.min.x) / h).ceil().max(1.0) * ((b.max.y - b.min.y) / h).ceil().max(1.0);
+        if samples > MAX_COVER_SAMPLES {
+            self.error(
+                Diagnostic::error(
+                    "E062",
+                    d_span,
+                    format!("checking that `{}` is covered needs {samples:.0} sample points, more than {MAX_COVER_SAMPLES:.0}", n.text),
+                )
+                .label(format!("sampled every {h} m"))
+                .help("cover a smaller area, or allow a larger distance (the spacing is half of it, at most 0.25 m)"),
+            );
+            return None;
+        }
+        Some(match decl.kind {
+            Kind::Region => ir::AreaRef::Region(ir::RegionId(decl.index)),
+            Kind::Shape => ir::AreaRef::Shape(ir::ShapeId(decl.index)),
+            _ => ir::AreaRef::Space(ir::SpaceId(decl.index)),
         })
     }
 

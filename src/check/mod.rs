@@ -335,7 +335,7 @@ impl Checker {
         let behaviours = self.behaviours(file);
         let (populations, groups) = self.populations(file, &behaviours);
         self.unused_behaviours(file);
-        let expectations = self.expectations(file);
+        let expectations = self.expectations(file, &spaces);
         let output = self.output(file);
         let header = header?;
         self.sizes(&header, &populations, file);

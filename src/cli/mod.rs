@@ -1,6 +1,7 @@
 //! The command line: arguments in, a library call, a formatted result out.
 //!
-//! Exit codes: 0 success, 1 a failed check / run / test, 2 usage or I/O errors.
+//! Exit codes: 0 success, 1 a failed check / run / test, 2 usage or I/O errors,
+//! 3 `crowd test` with nothing failed but a scenario without a golden trace.
 
 mod batch;
 mod check;

@@ -4,6 +4,14 @@
 //! A scenario `…/scenarios/a/b.crowd` has its golden at `<golden>/a/b.csv`:
 //! the path below the last folder named `scenarios` (or below the folder the
 //! scenario was found in) mirrored under the golden folder.
+//!
+//! Each scenario gets one status line: `ok` (expectations hold, trace matches
+//! its golden), `NOGOLD` (expectations hold, but there is no golden to compare
+//! with: nothing failed, yet the trace is unchecked) or `FAIL`.
+//!
+//! Exit codes: 0 every scenario `ok`; 1 at least one `FAIL`; 3 no `FAIL` but
+//! at least one `NOGOLD` (create the goldens with `--bless`); 2 usage or I/O
+//! errors, as for every command.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -49,42 +57,67 @@ pub fn test(args: TestArgs) -> ExitCode {
     if found.is_empty() {
         return Failure::io("no scenario files (*.crowd) found").exit();
     }
-    let (mut passed, mut failed) = (0u32, 0u32);
+    let (mut passed, mut unchecked, mut failed) = (0u32, 0u32, 0u32);
     for s in &found {
         let golden = args.golden.join(&s.rel).with_extension("csv");
-        let lines = test_one(&s.path, &golden, args.bless);
-        let ok = lines.is_ok();
-        let (status, details) = match lines {
-            Ok(d) => ("ok  ", d),
-            Err(d) => ("FAIL", d),
+        let (status, details) = match test_one(&s.path, &golden, args.bless) {
+            Ok(Passed { notes, golden: true }) => {
+                passed += 1;
+                ("ok    ", notes)
+            }
+            Ok(Passed { notes, golden: false }) => {
+                unchecked += 1;
+                ("NOGOLD", notes)
+            }
+            Err(d) => {
+                failed += 1;
+                ("FAIL  ", d)
+            }
         };
         println!("{status} {}", s.path.display());
         for d in details {
             for (k, line) in d.lines().enumerate() {
-                println!("{}{line}", if k == 0 { "     " } else { "       " });
+                println!("{}{line}", if k == 0 { "       " } else { "         " });
             }
         }
-        if ok {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
     }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
+    if unchecked == 0 {
+        println!("{passed} passed, {failed} failed");
     } else {
+        println!("{passed} passed, {unchecked} without a golden, {failed} failed");
+    }
+    exit_code(failed, unchecked)
+}
+
+/// See the module documentation: a failure outranks a missing golden.
+fn exit_code(failed: u32, unchecked: u32) -> ExitCode {
+    if failed > 0 {
         ExitCode::from(1)
+    } else if unchecked > 0 {
+        ExitCode::from(NO_GOLDEN)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
-/// Runs one scenario; `Ok` with notes when everything holds, `Err` with the reasons otherwise.
-fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<String>> {
+/// The exit code when nothing failed but some scenario has no golden trace.
+const NO_GOLDEN: u8 = 3;
+
+/// A scenario whose expectations all hold: its notes, and whether a golden
+/// trace was there to compare with (or was just blessed).
+struct Passed {
+    notes: Vec<String>,
+    golden: bool,
+}
+
+/// Runs one scenario; `Ok` when nothing failed, `Err` with the reasons otherwise.
+fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Passed, Vec<String>> {
     let (_, compiled) =
         load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
     let program = &compiled.program;
     let mut bytes = Vec::new();
-    let outcome = (|| {
+    // Claims are evaluated over the trace alone: the executor's own log is not consulted.
+    (|| {
         let mut csv = CsvWriter::new(&mut bytes, &sim::labels(program), &program.output.columns, None)?;
         crate::run(program, program.header.seed, &mut csv, &mut |_, _| {})
     })()
@@ -95,7 +128,7 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<
     match Recorded::parse(&bytes, program) {
         Err(e) => problems.push(format!("cannot read the trace back: {e}")),
         Ok(rec) => {
-            for c in evaluate(program, &rec, &outcome.log) {
+            for c in evaluate(program, &rec) {
                 if !c.verdict.holds() {
                     problems.push(c.to_string());
                 }
@@ -105,6 +138,7 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<
     }
     let expectations_hold = problems.is_empty();
     let expected = fs::read(golden).ok();
+    let mut has_golden = true;
     let mismatch = match &expected {
         None => Some(None),
         Some(e) => compare(e, &bytes).map(Some),
@@ -129,17 +163,25 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Vec<String>, Vec<
                 Some(m) => format!(" (the trace also differs: {m})"),
             }
         )),
-        (Some(None), false) => problems.push(format!(
-            "no golden trace at {}: check the run, then create it with `crowd test --bless`",
-            golden.display()
-        )),
+        // Expectations that fail say so above; a missing golden is only
+        // news when nothing else is wrong.
+        (Some(None), false) if expectations_hold => {
+            has_golden = false;
+            notes.push(format!(
+                "expectations hold, no golden at {}: check the run, then create it with `crowd test --bless`",
+                golden.display()
+            ));
+        }
+        (Some(None), false) => {
+            notes.push(format!("no golden trace at {}", golden.display()));
+        }
         (Some(Some(m)), false) => problems.push(format!(
             "trace differs from {}:\n{m}\n(if the change is intended, re-bless with `crowd test --bless`)",
             golden.display()
         )),
     }
     if problems.is_empty() {
-        Ok(notes)
+        Ok(Passed { notes, golden: has_golden })
     } else {
         // Every expectation's verdict, then what else went wrong.
         notes.retain(|n| !n.starts_with("trace matches"));

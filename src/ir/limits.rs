@@ -14,3 +14,14 @@ pub const MAX_STEPS: u64 = 100_000_000;
 pub const MAX_AGENT_STEPS: u64 = 1_000_000_000_000;
 /// The procedural-population group size limit (Hocevar et al.).
 pub const MAX_PROCEDURAL_GROUP: u32 = 3;
+
+/// `P covers S within D` samples S on a grid of spacing [`cover_spacing`];
+/// the checker refuses an area that would need more points than this.
+pub const MAX_COVER_SAMPLES: f64 = 1e6;
+
+/// The spacing of the points sampled to check that an area is covered within
+/// `d`: half of it, so a gap between agents cannot hide between samples by
+/// more than a quarter of `d`, and at most 0.25 m (m).
+pub fn cover_spacing(d: f64) -> f64 {
+    (d / 2.0).min(0.25)
+}

@@ -624,7 +624,7 @@ impl Action {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Comparison {
     AtLeast,
     AtMost,
@@ -638,6 +638,26 @@ pub struct Expectation {
     pub kind: ExpectationKind,
 }
 
+/// When a timed claim is checked, over the recorded frames (times in s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum When {
+    /// At the last recorded frame at or before the time.
+    At(f64),
+    /// At every recorded frame from the first time to the second, both included.
+    During(f64, f64),
+    /// In at least `share` (0–1) of the recorded frames from `from` to `to`.
+    Share { share: f64, from: f64, to: f64 },
+}
+
+/// How many agents an `at least` / `at most` claim is about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    /// A fraction (0–1) of the agents it is about.
+    Share(f64),
+    /// A number of agents.
+    Count(u32),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
     /// Every agent of `who` reaches its goal no later than `by` (s).
@@ -646,18 +666,39 @@ pub enum ExpectationKind {
     MinDistance { among: Subject, distance: f64 },
     /// No agent of `who` is ever inside the obstacle (or any obstacle).
     NeverInside { who: Subject, obstacle: Option<ObstacleId> },
-    /// At least `fraction` of `who` are inside the area at time `at`.
-    FractionInside { who: Subject, fraction: f64, area: AreaRef, at: f64 },
-    /// Lane order parameter among the subjects ≥ `threshold` at time `at`.
-    Lanes { among: Subject, threshold: f64, at: f64 },
-    /// The angular spread of `who`'s bearings around `target` ≥ `spread` (rad) at `at`.
-    Surrounds { who: Subject, target: Subject, spread: f64, at: f64 },
-    /// `who` is farther than `distance` from every agent of `from` at `at`.
-    AwayFrom { who: Subject, from: Subject, distance: f64, at: f64 },
-    /// The group's formation is `formation` at time `at`.
-    FormationIs { group: Subject, formation: FormationKind, at: f64 },
-    /// The number of live agents of `who` is `count ± tolerance` at `at`.
-    CountIs { who: Subject, count: u32, tolerance: u32, at: f64 },
+    /// At least (at most) `amount` of `who`'s live agents are inside the area.
+    Inside { who: Subject, comparison: Comparison, amount: Amount, area: AreaRef, at: When },
+    /// Lane order parameter among the subjects ≥ `threshold`.
+    Lanes { among: Subject, threshold: f64, at: When },
+    /// The angular spread of `who`'s bearings around `target` ≥ `spread` (rad).
+    Surrounds { who: Subject, target: Subject, spread: f64, at: When },
+    /// `who` is farther than `distance` from every agent of `from`.
+    AwayFrom { who: Subject, from: Subject, distance: f64, at: When },
+    /// The group's formation is `formation`.
+    FormationIs { group: Subject, formation: FormationKind, at: When },
+    /// The number of live agents of `who` is `count ± tolerance`.
+    CountIs { who: Subject, count: u32, tolerance: u32, at: When },
+    /// Every live agent of `who` is within `distance` of the nearest other
+    /// live agent of `of`.
+    Near { who: Subject, of: Subject, distance: f64, at: When },
+    /// Every point of the area is within `distance` of a live agent of `who`.
+    Covers { who: Subject, area: AreaRef, distance: f64, at: When },
+    /// Collision events among the agents of `among` over the run ≤ `max`.
+    Collisions { among: Subject, max: u32 },
+    /// The deepest overlap of two bodies of `among` over the run ≤ `max` (m).
+    Overlap { among: Subject, max: f64 },
+    /// At most `max` of `who` are stuck at the end of their tracks.
+    Stuck { who: Subject, max: Amount },
+    /// At least `share` of `who`'s trips complete with a travel time ≤ `within` (s).
+    TripsWithin { who: Subject, share: f64, within: f64 },
+    /// Every agent of `who` is, at some time up to `by`, at least `distance`
+    /// from its first recorded position.
+    Moves { who: Subject, distance: f64, by: f64 },
+    /// At most `max` of `who` stay within `distance` of their first recorded
+    /// position up to `by`.
+    MoveLess { who: Subject, max: Amount, distance: f64, by: f64 },
+    /// Every agent of `who` picks at least `count` goals up to `by`.
+    PicksGoals { who: Subject, count: u32, by: f64 },
     /// No agent of `who` is ever inside the reserved core of the group space
     /// of a group with members of `groups`, unless it is a member of that group.
     NeverInCore { who: Subject, groups: Subject },

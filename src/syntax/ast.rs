@@ -347,8 +347,20 @@ pub struct Expectation {
     pub span: Span,
 }
 
+/// When a timed claim is checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum When {
+    /// `at T`
+    At(Quantity),
+    /// `during T1 to T2`
+    During(Quantity, Quantity),
+    /// `for at least SHARE of T1 to T2`
+    Share { share: Quantity, from: Quantity, to: Quantity },
+}
+
 // `NobodyInCore` is `nobody (of WHO)? inside group space of GROUPS`;
-// `GoalsProvideWants` is `goals of WHO provide wants`.
+// `GoalsProvideWants` is `goals of WHO provide wants`; `Fraction` is
+// `at least|at most AMOUNT of WHO inside AREA WHEN` (`at_most` tells which).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
     Reaches { who: Subject, by: Option<Quantity> },
@@ -356,12 +368,21 @@ pub enum ExpectationKind {
     Nobody { who: Option<Subject>, inside: Option<Name> },
     NobodyInCore { who: Option<Subject>, groups: Subject },
     GoalsProvideWants { who: Subject },
-    Fraction { fraction: Quantity, who: Subject, inside: Name, at: Quantity },
-    Lanes { among: Option<Subject>, threshold: Quantity, at: Quantity },
-    Surrounds { who: Subject, target: Subject, at: Quantity, spread: Quantity },
-    Farther { who: Subject, distance: Quantity, from: Subject, at: Quantity },
-    Formation { group: Subject, formation: Name, at: Quantity },
-    Count { who: Subject, count: Int, tolerance: Option<Int>, at: Quantity },
+    Fraction { at_most: bool, amount: Quantity, who: Subject, inside: Name, at: When },
+    Lanes { among: Option<Subject>, threshold: Quantity, at: When },
+    Surrounds { who: Subject, target: Subject, at: When, spread: Quantity },
+    Farther { who: Subject, distance: Quantity, from: Subject, at: When },
+    Formation { group: Subject, formation: Name, at: When },
+    Count { who: Subject, count: Int, tolerance: Option<Int>, at: When },
+    Near { who: Subject, distance: Quantity, of: Subject, at: When },
+    Collisions { among: Option<Subject>, max: Int },
+    Overlap { among: Option<Subject>, max: Quantity },
+    Stuck { max: Quantity, who: Subject },
+    TripsWithin { share: Quantity, who: Subject, within: Quantity },
+    Moves { who: Subject, distance: Quantity, by: Quantity },
+    MoveLess { max: Quantity, who: Subject, distance: Quantity, by: Quantity },
+    Picks { who: Subject, count: Int, by: Quantity },
+    Covers { who: Subject, area: Name, distance: Quantity, at: When },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -563,6 +563,26 @@ impl Builder {
         Parameters { model, values, span }
     }
 
+    /// `at T`, `during T1 to T2` or `for at least SHARE of T1 to T2`.
+    fn when(&self, pair: P<'_>) -> When {
+        let inner = pair.into_inner().next().expect("when kind");
+        let rule = inner.as_rule();
+        let mut q: Vec<Quantity> = parts(inner).into_iter().map(|x| self.quantity(x)).collect();
+        match rule {
+            Rule::when_at => When::At(q.remove(0)),
+            Rule::when_during => {
+                let to = q.pop().expect("end");
+                When::During(q.remove(0), to)
+            }
+            Rule::when_share => {
+                let to = q.pop().expect("end");
+                let from = q.pop().expect("start");
+                When::Share { share: q.remove(0), from, to }
+            }
+            r => unreachable!("when rule {r:?}"),
+        }
+    }
+
     fn expectation(&mut self, pair: P<'_>) -> Expectation {
         let span = self.span(&pair);
         let inner = pair.into_inner().next().expect("expectation kind");
@@ -574,6 +594,9 @@ impl Builder {
         };
         let quantities = |b: &Self| -> Vec<Quantity> {
             p.iter().filter(|x| x.as_rule() == Rule::quantity).map(|x| b.quantity(x.clone())).collect()
+        };
+        let when = |b: &Self| -> When {
+            b.when(p.iter().find(|x| x.as_rule() == Rule::when).expect("a time qualifier").clone())
         };
         let kind = match kind {
             Rule::expect_reaches => {
@@ -593,43 +616,44 @@ impl Builder {
             }
             Rule::expect_goals_provide => ExpectationKind::GoalsProvideWants { who: subjects(self).remove(0) },
             Rule::expect_fraction => {
-                let mut q = quantities(self);
-                let at = q.pop().expect("fraction time");
+                let bound = p.iter().find(|x| x.as_rule() == Rule::bound).expect("fraction bound");
                 ExpectationKind::Fraction {
-                    fraction: q.remove(0),
+                    at_most: bound.clone().into_inner().any(|k| k.as_rule() == Rule::k_most),
+                    amount: quantities(self).remove(0),
                     who: subjects(self).remove(0),
                     inside: self.name(p.iter().find(|x| x.as_rule() == Rule::ident).expect("fraction area").clone()),
-                    at,
+                    at: when(self),
                 }
             }
             Rule::expect_lanes => ExpectationKind::Lanes {
                 among: subjects(self).pop(),
                 threshold: self
                     .bare_number(p.iter().find(|x| x.as_rule() == Rule::number).expect("lanes threshold").clone()),
-                at: quantities(self).remove(0),
+                at: when(self),
             },
             Rule::expect_surrounds => {
                 let mut s = subjects(self);
-                let mut q = quantities(self);
-                let spread = q.pop().expect("spread");
                 ExpectationKind::Surrounds {
                     target: s.pop().expect("target"),
                     who: s.remove(0),
-                    at: q.remove(0),
-                    spread,
+                    at: when(self),
+                    spread: quantities(self).remove(0),
                 }
             }
             Rule::expect_farther => {
                 let mut s = subjects(self);
-                let mut q = quantities(self);
-                let at = q.pop().expect("time");
-                ExpectationKind::Farther { from: s.pop().expect("from"), who: s.remove(0), distance: q.remove(0), at }
+                ExpectationKind::Farther {
+                    from: s.pop().expect("from"),
+                    who: s.remove(0),
+                    distance: quantities(self).remove(0),
+                    at: when(self),
+                }
             }
             Rule::expect_formation => ExpectationKind::Formation {
                 group: subjects(self).remove(0),
                 formation: self
                     .name(p.iter().find(|x| x.as_rule() == Rule::formation_name).expect("formation").clone()),
-                at: quantities(self).remove(0),
+                at: when(self),
             },
             Rule::expect_count => {
                 let ints: Vec<P<'_>> = all.iter().filter(|x| x.as_rule() == Rule::integer).cloned().collect();
@@ -637,9 +661,54 @@ impl Builder {
                     who: subjects(self).remove(0),
                     count: self.int(ints[0].clone()),
                     tolerance: ints.get(1).map(|t| self.int(t.clone())),
-                    at: quantities(self).remove(0),
+                    at: when(self),
                 }
             }
+            Rule::expect_near => {
+                let mut s = subjects(self);
+                ExpectationKind::Near {
+                    of: s.pop().expect("of"),
+                    who: s.remove(0),
+                    distance: quantities(self).remove(0),
+                    at: when(self),
+                }
+            }
+            Rule::expect_collisions => {
+                let max = self.int(p.iter().find(|x| x.as_rule() == Rule::integer).expect("collisions").clone());
+                ExpectationKind::Collisions { among: subjects(self).pop(), max }
+            }
+            Rule::expect_overlap => {
+                ExpectationKind::Overlap { among: subjects(self).pop(), max: quantities(self).remove(0) }
+            }
+            Rule::expect_stuck => {
+                ExpectationKind::Stuck { max: quantities(self).remove(0), who: subjects(self).remove(0) }
+            }
+            Rule::expect_trips => {
+                let mut q = quantities(self);
+                let within = q.pop().expect("trip time");
+                ExpectationKind::TripsWithin { share: q.remove(0), who: subjects(self).remove(0), within }
+            }
+            Rule::expect_moves => {
+                let mut q = quantities(self);
+                let by = q.pop().expect("time");
+                ExpectationKind::Moves { who: subjects(self).remove(0), distance: q.remove(0), by }
+            }
+            Rule::expect_move_less => {
+                let mut q = quantities(self);
+                let by = q.pop().expect("time");
+                let distance = q.pop().expect("distance");
+                ExpectationKind::MoveLess { max: q.remove(0), who: subjects(self).remove(0), distance, by }
+            }
+            Rule::expect_picks => {
+                let count = self.int(p.iter().find(|x| x.as_rule() == Rule::integer).expect("picks").clone());
+                ExpectationKind::Picks { who: subjects(self).remove(0), count, by: quantities(self).remove(0) }
+            }
+            Rule::expect_covers => ExpectationKind::Covers {
+                who: subjects(self).remove(0),
+                area: self.name(p.iter().find(|x| x.as_rule() == Rule::ident).expect("covered area").clone()),
+                distance: quantities(self).remove(0),
+                at: when(self),
+            },
             r => unreachable!("expectation rule {r:?}"),
         };
         Expectation { kind, span }

@@ -11,11 +11,15 @@ use std::fmt;
 
 use super::AgentLog;
 use crate::behave::groups::{forms_group, group_space, GroupSpace};
-use crate::ir::{AreaRef, Dist, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
+use crate::ir::{
+    Amount, AreaRef, Comparison, Dist, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2,
+};
 use crate::math;
 use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
+use super::claims::when::{self, seen};
+use super::claims::{arrive, bodies, moved, near, Frames};
 use super::read::{FrameSpan, Recorded};
 
 /// Speeds below this count as standing when telling flow directions apart, m/s.
@@ -161,7 +165,7 @@ pub fn angular_spread(points: &[Vec2], center: Vec2) -> f64 {
 /// The mask line test lives with the markers it tags; re-exported for callers here.
 pub use crate::world::markers::on_mask;
 
-fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
+pub fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
     let shape = |s: &Shape| contains(s, p);
     match area {
         AreaRef::Region(r) => shape(&program.world.regions[r.index()].shape),
@@ -282,69 +286,18 @@ impl fmt::Display for Checked {
     }
 }
 
-struct Frames<'a> {
-    program: &'a Program,
-    rec: &'a Recorded,
+/// Evaluates every expectation of the program over a recorded run.
+pub fn evaluate(program: &Program, rec: &Recorded) -> Vec<Checked> {
+    let frames = Frames::new(program, rec);
+    program.expectations.iter().map(|e| Checked { text: e.text.clone(), verdict: verdict(&frames, &e.kind) }).collect()
 }
 
-impl Frames<'_> {
-    fn rows(&self, f: &FrameSpan, who: Subject) -> Vec<usize> {
-        f.rows.clone().filter(|&r| subject_matches(self.program, who, self.rec.population[r])).collect()
-    }
-
-    fn at(&self, t: f64) -> Result<&FrameSpan, String> {
-        self.rec.frame_at(t).ok_or_else(|| {
-            let end = self.rec.frames.last().map_or(0.0, |f| f.t);
-            format!("the run ends at {end} s, before {t} s")
-        })
-    }
-}
-
-/// Evaluates every expectation of the program over a recorded run. `log` is
-/// the executor's per-agent record (arrival times are not in the trace).
-pub fn evaluate(program: &Program, rec: &Recorded, log: &[AgentLog]) -> Vec<Checked> {
-    let frames = Frames { program, rec };
-    program
-        .expectations
-        .iter()
-        .map(|e| Checked { text: e.text.clone(), verdict: verdict(&frames, &e.kind, log) })
-        .collect()
-}
-
-fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict {
+fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
     let program = fr.program;
     let rec = fr.rec;
     let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
     match kind {
-        ExpectationKind::ReachesGoal { who, by } => {
-            let limit = by.unwrap_or(f64::INFINITY);
-            let mine: Vec<&AgentLog> = log.iter().filter(|a| subject_matches(program, *who, a.population)).collect();
-            if mine.is_empty() {
-                return Verdict::Fails("no such agent was ever created".into());
-            }
-            let late: Vec<&&AgentLog> = mine.iter().filter(|a| a.arrived.map_or(true, |t| t > limit + 1e-9)).collect();
-            let goalless = mine.iter().filter(|a| !a.sought).count();
-            let latest = mine.iter().filter_map(|a| a.arrived).fold(f64::NEG_INFINITY, f64::max);
-            if late.is_empty() {
-                Verdict::Holds(format!("{} agent(s), the last arrived at {latest} s", mine.len()))
-            } else {
-                let first = late[0];
-                let mut detail = format!(
-                    "{} of {} agent(s) did not arrive{}; first: agent {}",
-                    late.len(),
-                    mine.len(),
-                    by.map_or(String::new(), |b| format!(" by {b} s")),
-                    first.id
-                );
-                if let Some(t) = first.arrived {
-                    detail.push_str(&format!(" (arrived at {t} s)"));
-                }
-                if goalless > 0 {
-                    detail.push_str(&format!("; {goalless} never had anything to seek"));
-                }
-                Verdict::Fails(detail)
-            }
-        }
+        ExpectationKind::ReachesGoal { who, by } => arrive::reaches_goal(fr, *who, *by),
         ExpectationKind::MinDistance { among, distance } => {
             let mut worst: Option<(f64, f64, u32, u32)> = None;
             for f in &rec.frames {
@@ -385,66 +338,62 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
             }
             Verdict::Holds(format!("checked {} frame(s)", rec.frames.len()))
         }
-        ExpectationKind::FractionInside { who, fraction, area, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let rows = fr.rows(f, *who);
-                if rows.is_empty() {
-                    return Verdict::Fails(format!("no such agent at {} s", f.t));
-                }
-                let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.pos[r])).count();
-                let got = inside as f64 / rows.len() as f64;
-                ok_or(got >= fraction - 1e-12, format!("{inside} of {} inside at {} s", rows.len(), f.t))
+        ExpectationKind::Inside { who, comparison, amount, area, at } => when::over(fr, *at, |f| {
+            let rows = fr.rows(f, *who);
+            if rows.is_empty() && *comparison == Comparison::AtLeast {
+                return Err(format!("no such agent at {} s", f.t));
             }
-        },
-        ExpectationKind::Lanes { among, threshold, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let rows = fr.rows(f, *among);
-                let pos: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
-                let vel: Vec<Vec2> = rows.iter().map(|&r| rec.vel[r]).collect();
-                match lane_order(&pos, &vel) {
-                    None => Verdict::Fails(format!("fewer than two moving agents in lanes at {} s", f.t)),
-                    Some(phi) => ok_or(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
-                }
+            let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.pos[r])).count();
+            seen(
+                amount_compares(*comparison, *amount, inside, rows.len()),
+                format!("{inside} of {} inside at {} s", rows.len(), f.t),
+            )
+        }),
+        ExpectationKind::Lanes { among, threshold, at } => when::over(fr, *at, |f| {
+            let rows = fr.rows(f, *among);
+            let pos: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
+            let vel: Vec<Vec2> = rows.iter().map(|&r| rec.vel[r]).collect();
+            match lane_order(&pos, &vel) {
+                None => Err(format!("fewer than two moving agents in lanes at {} s", f.t)),
+                Some(phi) => seen(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
             }
-        },
-        ExpectationKind::Surrounds { who, target, spread, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.pos[r]).collect();
-                if targets.is_empty() {
-                    return Verdict::Fails(format!("no target agent at {} s", f.t));
-                }
-                let center = targets.iter().copied().sum::<Vec2>() / targets.len() as f64;
-                let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.pos[r]).collect();
-                let got = angular_spread(&pts, center);
-                ok_or(got >= spread - 1e-12, format!("spread {} deg at {} s", got.to_degrees(), f.t))
+        }),
+        ExpectationKind::Surrounds { who, target, spread, at } => when::over(fr, *at, |f| {
+            let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.pos[r]).collect();
+            if targets.is_empty() {
+                return Err(format!("no target agent at {} s", f.t));
             }
-        },
-        ExpectationKind::AwayFrom { who, from, distance, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let them = fr.rows(f, *from);
-                let pts: Vec<Vec2> = them.iter().map(|&r| rec.pos[r]).collect();
-                let mine = fr.rows(f, *who);
-                if mine.is_empty() {
-                    return Verdict::Fails(format!("no such agent at {} s", f.t));
-                }
-                let closest = closest_between(&mine.iter().map(|&r| rec.pos[r]).collect::<Vec<_>>(), &pts);
-                match closest {
-                    None => Verdict::Holds(format!("nobody to be away from at {} s", f.t)),
-                    Some(d) => ok_or(d > *distance, format!("closest {d} m at {} s", f.t)),
-                }
+            let center = targets.iter().copied().sum::<Vec2>() / targets.len() as f64;
+            let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.pos[r]).collect();
+            let got = angular_spread(&pts, center);
+            seen(got >= spread - 1e-12, format!("spread {} deg at {} s", got.to_degrees(), f.t))
+        }),
+        ExpectationKind::AwayFrom { who, from, distance, at } => when::over(fr, *at, |f| {
+            let pts: Vec<Vec2> = fr.rows(f, *from).iter().map(|&r| rec.pos[r]).collect();
+            let mine = fr.rows(f, *who);
+            if mine.is_empty() {
+                return Err(format!("no such agent at {} s", f.t));
             }
-        },
-        ExpectationKind::CountIs { who, count, tolerance, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let n = fr.rows(f, *who).len() as i64;
-                ok_or((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
+            match closest_between(&mine.iter().map(|&r| rec.pos[r]).collect::<Vec<_>>(), &pts) {
+                None => Ok(format!("nobody to be away from at {} s", f.t)),
+                Some(d) => seen(d > *distance, format!("closest {d} m at {} s", f.t)),
             }
-        },
+        }),
+        ExpectationKind::CountIs { who, count, tolerance, at } => when::over(fr, *at, |f| {
+            let n = fr.rows(f, *who).len() as i64;
+            seen((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
+        }),
+        ExpectationKind::Near { who, of, distance, at } => {
+            when::over(fr, *at, |f| near::within(fr, f, *who, *of, *distance))
+        }
+        ExpectationKind::Covers { who, area, distance, at } => near::covers(fr, *who, *area, *distance, *at),
+        ExpectationKind::Collisions { among, max } => bodies::collisions(fr, *among, *max),
+        ExpectationKind::Overlap { among, max } => bodies::overlap(fr, *among, *max),
+        ExpectationKind::Stuck { who, max } => arrive::stuck(fr, *who, *max),
+        ExpectationKind::TripsWithin { who, share, within } => arrive::trips_within(fr, *who, *share, *within),
+        ExpectationKind::PicksGoals { who, count, by } => arrive::picks(fr, *who, *count, *by),
+        ExpectationKind::Moves { who, distance, by } => moved::moves(fr, *who, *distance, *by),
+        ExpectationKind::MoveLess { who, max, distance, by } => moved::move_less(fr, *who, *max, *distance, *by),
         ExpectationKind::NeverInCore { who, groups } => {
             let core = program.params.semantic_groups.core;
             let social = program.params.semantic_groups.social_distance;
@@ -523,30 +472,38 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind, log: &[AgentLog]) -> Verdict
             }
             Verdict::Holds(format!("{checked} goal cell(s) checked"))
         }
-        ExpectationKind::FormationIs { group, formation, at } => match fr.at(*at) {
-            Err(e) => Verdict::Fails(e),
-            Ok(f) => {
-                let rows = fr.rows(f, *group);
-                if rows.is_empty() {
-                    return Verdict::Fails(format!("no such agent at {} s", f.t));
+        ExpectationKind::FormationIs { group, formation, at } => when::over(fr, *at, |f| {
+            let rows = fr.rows(f, *group);
+            if rows.is_empty() {
+                return Err(format!("no such agent at {} s", f.t));
+            }
+            match formation_of(&rows, &rec.formation) {
+                FormationSeen::NoColumn => {
+                    Err("the trace has no `formation` column (output { columns formation })".into())
                 }
-                match formation_of(&rows, &rec.formation) {
-                    FormationSeen::NoColumn => {
-                        Verdict::Fails("the trace has no `formation` column (output { columns formation })".into())
-                    }
-                    FormationSeen::None => {
-                        Verdict::Fails(format!("none of {} agent(s) walks in formation at {} s", rows.len(), f.t))
-                    }
-                    FormationSeen::Mixed(kinds) => {
-                        Verdict::Fails(format!("the agents walk in different formations at {} s: {kinds}", f.t))
-                    }
-                    FormationSeen::One(k, count) => ok_or(
-                        k == *formation,
-                        format!("{count} of {} agent(s) walk {} at {} s", rows.len(), k.name(), f.t),
-                    ),
+                FormationSeen::None => Err(format!("none of {} agent(s) walks in formation at {} s", rows.len(), f.t)),
+                FormationSeen::Mixed(kinds) => {
+                    Err(format!("the agents walk in different formations at {} s: {kinds}", f.t))
+                }
+                FormationSeen::One(k, count) => {
+                    seen(k == *formation, format!("{count} of {} agent(s) walk {} at {} s", rows.len(), k.name(), f.t))
                 }
             }
-        },
+        }),
+    }
+}
+
+/// Whether `n` of `total` agents meet an `at least` / `at most` amount.
+pub fn amount_compares(comparison: Comparison, amount: Amount, n: usize, total: usize) -> bool {
+    let (n, total) = (n as f64, total as f64);
+    let (have, bound) = match amount {
+        Amount::Count(c) => (n, f64::from(c)),
+        Amount::Share(s) if total == 0.0 => (0.0, s),
+        Amount::Share(s) => (n / total, s),
+    };
+    match comparison {
+        Comparison::AtLeast => have >= bound - 1e-12,
+        Comparison::AtMost => have <= bound + 1e-12,
     }
 }
 

@@ -10,6 +10,7 @@
 //!
 //! `trace` reads results; it never calls back into `sim`.
 
+pub mod claims;
 pub mod csv;
 pub mod float;
 pub mod frame;

@@ -61,6 +61,11 @@ pub struct Recorded {
     pub goals: Vec<String>,
     /// The `radius` column, when the trace has one.
     pub radius: Option<Vec<f64>>,
+    /// The trace as read, rows in the same order: the measurements of
+    /// `crowd metrics` (trips, stuck agents, collisions) take it, so claims
+    /// about them are evaluated by the same code. Positions, velocities and
+    /// ids are copied out of it above, for the claims that read them by row.
+    pub trace: Trace,
 }
 
 impl Recorded {
@@ -108,11 +113,12 @@ impl Recorded {
             group: trace.group.iter().map(|&g| (g != NONE).then_some(g)).collect(),
             formation: trace.formation.iter().map(|&k| crate::ir::FormationKind::from_index(k)).collect(),
             goal: trace.has_column("goal").then(|| trace.goal.iter().map(|&g| (g != NONE).then_some(g)).collect()),
-            goals: trace.goals,
-            radius: trace.radius,
-            id: trace.id,
-            pos: trace.pos,
-            vel: trace.vel,
+            radius: trace.radius.clone(),
+            id: trace.id.clone(),
+            pos: trace.pos.clone(),
+            vel: trace.vel.clone(),
+            goals: trace.goals.clone(),
+            trace,
         }
     }
 

@@ -77,16 +77,28 @@ pub struct Collisions {
 
 /// Collisions over every frame of `trace`; `radius` is per row.
 pub fn collisions(trace: &Trace, radius: &[f64]) -> Collisions {
+    collisions_among(trace, radius, &|_| true)
+}
+
+/// Collisions between the rows `keep` accepts (the agents of one
+/// population, say), counted as [`collisions`] counts them all.
+pub fn collisions_among(trace: &Trace, radius: &[f64], keep: &dyn Fn(usize) -> bool) -> Collisions {
     let mut out = Collisions::default();
     let mut previous: Vec<(u32, u32)> = Vec::new();
     let mut started: Vec<(u32, u32)> = Vec::new();
+    let (mut rows, mut pos, mut rad) = (Vec::new(), Vec::new(), Vec::new());
     for (k, f) in trace.frames.iter().enumerate() {
-        let rows = f.rows.clone();
-        let pairs = overlapping_pairs(&trace.pos[rows.clone()], &radius[rows.clone()]);
+        rows.clear();
+        rows.extend(f.rows.clone().filter(|&r| keep(r)));
+        pos.clear();
+        pos.extend(rows.iter().map(|&r| trace.pos[r]));
+        rad.clear();
+        rad.extend(rows.iter().map(|&r| radius[r]));
+        let pairs = overlapping_pairs(&pos, &rad);
         let mut now: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
         let mut new = 0u32;
         for &(i, j, depth) in &pairs {
-            let key = (trace.id[rows.start + i as usize], trace.id[rows.start + j as usize]);
+            let key = (trace.id[rows[i as usize]], trace.id[rows[j as usize]]);
             out.max_depth = out.max_depth.max(depth);
             if previous.binary_search(&key).is_err() {
                 new += 1;

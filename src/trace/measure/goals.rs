@@ -8,12 +8,17 @@
 //! reach of it) or within the reach of the goal point. The reach defaults to
 //! the scenario's `motion.arrival_radius` plus [`ARRIVAL_SLACK`]: an agent in a
 //! crowd that stops around a point arrives by touching an agent that has
-//! already arrived, up to that far away. An agent that disappears before the
+//! already arrived, up to that far away. A goal that is another agent (the
+//! `goal` cell names a population or group, or the population's goal is
+//! `agent NAME`) is that subject's first live agent in each frame, as the
+//! executor finds it; it is reached within `space_colonization.t_min` (the
+//! minimum distance bodies keep) plus `motion.arrival_radius`: the two cannot
+//! get closer. An agent that disappears before the
 //! end of the run while walking to a region, within one frame's walk of it,
 //! arrived there between two frames (the executor removes agents on arrival at
 //! their exit); its arrival time is taken as its last frame's.
 
-use crate::ir::{Goal, Leave, Program, Shape, Vec2};
+use crate::ir::{Goal, Leave, Params, Program, Shape, Subject, Vec2};
 use crate::trace::frame::NONE;
 use crate::world::geometry::{closest_on_segment, signed_distance};
 
@@ -27,22 +32,49 @@ pub const STUCK_DISTANCE: f64 = 0.5;
 /// s.
 pub const STUCK_WINDOW: f64 = 5.0;
 
+/// How close to a goal counts as arrived (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// To a point goal (an object, a fixed point) or a door, m.
+    pub point: f64,
+    /// To another agent, m.
+    pub agent: f64,
+}
+
+impl Reach {
+    /// The reach a scenario's parameters give: `arrival_radius` plus
+    /// [`ARRIVAL_SLACK`] to points; `t_min` (the minimum distance of
+    /// `sim::models::min_distance`, which this layer cannot name) plus
+    /// `arrival_radius` to agents.
+    pub fn of(params: &Params) -> Reach {
+        let arrival = params.motion.arrival_radius;
+        Reach { point: arrival + ARRIVAL_SLACK, agent: params.space_colonization.t_min + arrival }
+    }
+}
+
 /// Something an agent walks to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {
     Point(Vec2),
     /// A region or space: reached inside; a segment (door): within the reach.
     Area(Shape),
-    /// Known by name only (another agent, an unknown name): trips to it are not measured.
+    /// Another agent: the first live agent (lowest id) of these populations
+    /// (indices into the trace's population names).
+    Agent(Vec<u32>),
+    /// Known by name only (a resource, an unknown name): trips to it are not measured.
     Unknown,
 }
 
 impl Target {
-    fn reached(&self, p: Vec2, reach: f64) -> bool {
+    /// Whether an agent at `p` has reached the target; `anchor` is where the
+    /// target agent is in the same frame (for [`Target::Agent`]).
+    fn reached(&self, p: Vec2, reach: Reach, anchor: Option<Vec2>) -> bool {
+        let near = |q: Vec2, r: f64| p.distance_squared(q) <= r * r;
         match self {
-            Target::Point(q) => p.distance_squared(*q) <= reach * reach,
-            Target::Area(Shape::Segment { a, b }) => closest_on_segment(*a, *b, p).distance_squared(p) <= reach * reach,
+            Target::Point(q) => near(*q, reach.point),
+            Target::Area(Shape::Segment { a, b }) => near(closest_on_segment(*a, *b, p), reach.point),
             Target::Area(s) => crate::world::geometry::contains(s, p),
+            Target::Agent(_) => anchor.is_some_and(|q| near(q, reach.agent)),
             Target::Unknown => false,
         }
     }
@@ -51,9 +83,38 @@ impl Target {
         match self {
             Target::Point(q) => p.distance(*q),
             Target::Area(s) => signed_distance(s, p).max(0.0),
-            Target::Unknown => f64::INFINITY,
+            Target::Agent(_) | Target::Unknown => f64::INFINITY,
         }
     }
+}
+
+/// The trace's population indices whose first agent is `subject`'s anchor
+/// (a group's leader population when it has one, else its members').
+fn anchor_populations(trace: &Trace, program: &Program, subject: Subject) -> Vec<u32> {
+    let index = |name: &str| trace.populations.iter().position(|p| p == name).map(|k| k as u32);
+    let named = |ids: &mut dyn Iterator<Item = usize>| -> Vec<u32> {
+        ids.filter_map(|p| index(&program.populations[p].name)).collect()
+    };
+    match subject {
+        Subject::Everyone => (0..trace.populations.len() as u32).collect(),
+        Subject::Population(p) => named(&mut std::iter::once(p.index())),
+        Subject::Group(g) => {
+            let g = &program.groups[g.index()];
+            match g.leader {
+                Some(l) => named(&mut std::iter::once(l.index())),
+                None => named(&mut g.members.iter().map(|m| m.index())),
+            }
+        }
+    }
+}
+
+/// Where the first live agent of `populations` is in each frame.
+fn anchor_track(trace: &Trace, populations: &[u32]) -> Vec<Option<Vec2>> {
+    trace
+        .frames
+        .iter()
+        .map(|f| f.rows.clone().find(|&r| populations.contains(&trace.population[r])).map(|r| trace.pos[r]))
+        .collect()
 }
 
 /// Each row's target: an index into `targets`, or [`NONE`].
@@ -72,7 +133,7 @@ pub fn parse_point(s: &str) -> Option<Vec2> {
     it.next().is_none().then_some(Vec2::new(x, y))
 }
 
-fn named(program: Option<&Program>, name: &str) -> Target {
+fn named(trace: &Trace, program: Option<&Program>, name: &str) -> Target {
     if let Some(p) = parse_point(name) {
         return Target::Point(p);
     }
@@ -86,22 +147,33 @@ fn named(program: Option<&Program>, name: &str) -> Target {
     if let Some(s) = program.spaces.iter().find(|s| s.name == name) {
         return Target::Area(s.shape.clone());
     }
-    Target::Unknown
+    // The executor labels a walk to another agent with its subject's name.
+    let subject = match program.populations.iter().position(|p| p.name == name) {
+        Some(p) => Some(Subject::Population(crate::ir::PopulationId(p as u32))),
+        None => {
+            program.groups.iter().position(|g| g.name == name).map(|g| Subject::Group(crate::ir::GroupId(g as u32)))
+        }
+    };
+    match subject {
+        Some(s) => Target::Agent(anchor_populations(trace, program, s)),
+        None => Target::Unknown,
+    }
 }
 
-fn goal_target(program: &Program, goal: &Goal) -> Target {
+fn goal_target(trace: &Trace, program: &Program, goal: &Goal) -> Target {
     match goal {
         Goal::Point(p) => Target::Point(*p),
         Goal::Region(r) => Target::Area(program.world.regions[r.index()].shape.clone()),
         Goal::Object(o) => Target::Point(program.objects[o.index()].position),
-        Goal::Resource(_) | Goal::Agent(_) => Target::Unknown,
+        Goal::Agent(p) => Target::Agent(anchor_populations(trace, program, Subject::Population(*p))),
+        Goal::Resource(_) => Target::Unknown,
     }
 }
 
 /// Every row's target, or `None` when neither the trace nor the scenario says.
 pub fn targets(trace: &Trace, program: Option<&Program>) -> Option<Targets> {
     if trace.has_column("goal") {
-        let targets: Vec<Target> = trace.goals.iter().map(|g| named(program, g)).collect();
+        let targets: Vec<Target> = trace.goals.iter().map(|g| named(trace, program, g)).collect();
         return Some(Targets { targets, row: trace.goal.clone() });
     }
     let program = program?;
@@ -117,7 +189,7 @@ pub fn targets(trace: &Trace, program: Option<&Program>) -> Option<Targets> {
                 targets.len() as u32 - 1
             }
         };
-        let goal = add(p.and_then(|p| p.goal.as_ref()).map(|g| goal_target(program, g)));
+        let goal = add(p.and_then(|p| p.goal.as_ref()).map(|g| goal_target(trace, program, g)));
         let exit = add(p.and_then(|p| match p.leave {
             Leave::Via { region, .. } => Some(Target::Area(program.world.regions[region.index()].shape.clone())),
             _ => None,
@@ -157,15 +229,31 @@ pub struct Goals {
     pub trip_ratios: Vec<f64>,
     /// Per track: when the agent first arrived, s.
     pub first_arrival: Vec<Option<f64>>,
+    /// Per track: whether the agent ever had a measurable goal.
+    pub had_goal: Vec<bool>,
+    /// Per completed trip, in track order: the track it belongs to (beside `travel_times`).
+    pub trip_track: Vec<u32>,
+    /// Per track: its trips, completed or not.
+    pub track_trips: Vec<u32>,
     /// Agents whose last trip is unfinished and who barely moved over their last [`STUCK_WINDOW`] s.
     pub stuck: Vec<u32>,
 }
 
 /// Trips and arrivals of every agent. `reach`: see the module documentation.
-pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
+pub fn goals(trace: &Trace, targets: &Targets, reach: Reach) -> Goals {
     let mut out = Goals::default();
     let last_frame = trace.frames.len().saturating_sub(1);
+    // Where each agent target is, frame by frame, found once.
+    let anchors: Vec<Vec<Option<Vec2>>> = targets
+        .targets
+        .iter()
+        .map(|t| match t {
+            Target::Agent(pops) => anchor_track(trace, pops),
+            _ => Vec::new(),
+        })
+        .collect();
     for k in 0..trace.tracks.len() {
+        let trips_before = out.trips;
         let rows = trace.tracks.rows(k);
         let mut current = NONE;
         let mut trip_start = 0.0;
@@ -183,7 +271,8 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
         };
         for (i, &r) in rows.iter().enumerate() {
             let r = r as usize;
-            let t = trace.frames[trace.frame_of(r)].t;
+            let frame = trace.frame_of(r);
+            let t = trace.frames[frame].t;
             let target = targets.row[r];
             if target != current {
                 current = target;
@@ -196,15 +285,22 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
                     trip_from = i;
                 }
             }
-            if !trip_done && targets.targets[current as usize].reached(trace.pos[r], reach) {
+            let anchor = || anchors[current as usize].get(frame).copied().flatten();
+            if !trip_done && targets.targets[current as usize].reached(trace.pos[r], reach, anchor()) {
                 trip_done = true;
                 out.trips_done += 1;
                 out.travel_times.push(t - trip_start);
+                out.trip_track.push(k as u32);
                 ratio(trip_from, i, &mut out);
                 first.get_or_insert(t);
             }
         }
-        let Some(&last) = rows.last() else { continue };
+        let Some(&last) = rows.last() else {
+            out.first_arrival.push(None);
+            out.had_goal.push(false);
+            out.track_trips.push(0);
+            continue;
+        };
         let last = last as usize;
         if !trip_done && trace.frame_of(last) < last_frame {
             if let Target::Area(_) = &targets.targets[current as usize] {
@@ -214,6 +310,7 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
                     trip_done = true;
                     out.trips_done += 1;
                     out.travel_times.push(t - trip_start);
+                    out.trip_track.push(k as u32);
                     ratio(trip_from, rows.len() - 1, &mut out);
                     first.get_or_insert(t);
                 }
@@ -225,12 +322,14 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: f64) -> Goals {
         out.agents_with_goal += u64::from(had_goal);
         out.agents_arrived += u64::from(first.is_some());
         out.first_arrival.push(first);
+        out.had_goal.push(had_goal);
+        out.track_trips.push((out.trips - trips_before) as u32);
     }
     out
 }
 
 /// Whether the agent moved less than [`STUCK_DISTANCE`] over the last [`STUCK_WINDOW`] s of its track.
-fn is_stuck(trace: &Trace, rows: &[u32]) -> bool {
+pub fn is_stuck(trace: &Trace, rows: &[u32]) -> bool {
     let (Some(&a), Some(&b)) = (rows.first(), rows.last()) else { return false };
     let t_end = trace.frames[trace.frame_of(b as usize)].t;
     if t_end - trace.frames[trace.frame_of(a as usize)].t < STUCK_WINDOW - 1e-9 {
@@ -264,7 +363,7 @@ mod tests {
         }
         let trace = Trace::parse(csv.as_bytes()).unwrap();
         let targets = targets(&trace, None).unwrap();
-        let g = goals(&trace, &targets, 0.3);
+        let g = goals(&trace, &targets, Reach { point: 0.3, agent: 0.3 });
         assert_eq!((g.agents_with_goal, g.agents_arrived, g.trips, g.trips_done), (1, 1, 1, 1));
         assert_eq!(g.travel_times, vec![9.0]);
         assert!(g.stuck.is_empty());

@@ -6,7 +6,7 @@ use crate::trace::metrics::{lane_order, min_distance};
 
 use super::area;
 use super::collide::{collisions, intrusions};
-use super::goals::{goals, targets, ARRIVAL_SLACK};
+use super::goals::{goals, targets, Reach};
 use super::groups;
 use super::load::{Trace, DEFAULT_RADIUS};
 use super::motion::{local_density, paths, stats, turning};
@@ -20,7 +20,7 @@ pub struct Options {
     pub area: Option<Rect>,
     /// Individual speed window: rows either side (PedPy's `frame_step`).
     pub speed_step: usize,
-    /// Arrival reach for point goals, m (default: arrival radius + [`ARRIVAL_SLACK`]).
+    /// Arrival reach for point goals, m (default: arrival radius + [`super::goals::ARRIVAL_SLACK`]).
     pub goal_reach: Option<f64>,
 }
 
@@ -320,8 +320,10 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
     // Goals.
     // Without a scenario, the parameters' defaults.
     let params = program.map_or_else(Params::default, |p| p.params.clone());
-    let arrival = params.motion.arrival_radius;
-    let reach = opts.goal_reach.unwrap_or(arrival + ARRIVAL_SLACK);
+    let mut reach = Reach::of(&params);
+    if let Some(r) = opts.goal_reach {
+        reach.point = r;
+    }
     let goal_info = targets(trace, program).map(|t| goals(trace, &t, reach));
     let no_goals = "no goal column and no --scenario goals";
     let mut arrival_time: Vec<Option<f64>> = vec![None; trace.tracks.len()];
@@ -347,7 +349,10 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
                     if g.stuck.len() > 10 { ", ..." } else { "" }
                 ));
             }
-            notes.push(format!("goals reached within {reach} m of a point, inside a region"));
+            notes.push(format!(
+                "goals reached within {} m of a point, inside a region, within {} m of an agent",
+                reach.point, reach.agent
+            ));
             arrival_time.clone_from(&g.first_arrival);
         }
         _ => {

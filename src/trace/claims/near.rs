@@ -1,0 +1,126 @@
+//! `X within D of Y` and `X covers S within D`: distances to the nearest
+//! agent, found on the spatial grid (never over all pairs).
+
+use super::when::{self, Seen};
+use super::Frames;
+use crate::ir::limits::cover_spacing;
+use crate::ir::{AreaRef, Shape, Subject, Vec2, When};
+use crate::trace::metrics::{bbox, Verdict};
+use crate::trace::read::FrameSpan;
+use crate::world::geometry::{bounding_box, contains};
+use crate::world::grid::Grid;
+
+/// A grid over `pts` for queries of about `radius`.
+fn grid_of(pts: &[Vec2], radius: f64) -> Grid {
+    let mut grid = Grid::new(bbox(pts), radius, (pts.len() as u64 * 4).max(64));
+    grid.rebuild(pts);
+    grid
+}
+
+/// The distance from `p` to the nearest of `pts` other than `skip`,
+/// searching squares that double from `start`; `None` when there is none.
+fn nearest(grid: &Grid, pts: &[Vec2], p: Vec2, skip: Option<usize>, start: f64) -> Option<f64> {
+    let b = bbox(pts);
+    // Past this every point has been a candidate.
+    let limit = p.distance(b.min).max(p.distance(b.max)) + b.min.distance(b.max);
+    let mut r = start.max(grid.cell_size());
+    loop {
+        let mut best: Option<f64> = None;
+        grid.for_each_candidate(p, r, |j| {
+            let j = j as usize;
+            let d = p.distance(pts[j]);
+            if Some(j) != skip && d <= r && best.map_or(true, |b| d < b) {
+                best = Some(d);
+            }
+        });
+        if best.is_some() || r > limit {
+            return best;
+        }
+        r *= 2.0;
+    }
+}
+
+/// In frame `f`, every agent of `who` is within `distance` of the nearest
+/// other agent of `of`; the detail names the farthest one.
+pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distance: f64) -> Seen {
+    let rec = fr.rec;
+    let mine = fr.rows(f, who);
+    if mine.is_empty() {
+        return Err(format!("no such agent at {} s", f.t));
+    }
+    let theirs = fr.rows(f, of);
+    let pts: Vec<Vec2> = theirs.iter().map(|&r| rec.pos[r]).collect();
+    let grid = grid_of(&pts, distance);
+    let mut worst: Option<(f64, u32)> = None;
+    for &r in &mine {
+        // An agent of both subjects is not near itself.
+        let skip = theirs.binary_search(&r).ok();
+        let Some(d) = nearest(&grid, &pts, rec.pos[r], skip, distance) else {
+            return Err(format!("agent {} has no other agent to be near at {} s", rec.id[r], f.t));
+        };
+        if worst.map_or(true, |(w, _)| d > w) {
+            worst = Some((d, rec.id[r]));
+        }
+    }
+    let (d, id) = worst.expect("at least one agent");
+    when::seen(d <= distance + 1e-12, format!("farthest: agent {id}, {d} m from the nearest at {} s", f.t))
+}
+
+/// Points inside `shape` on a grid of spacing `h` (cell centres).
+fn samples(shape: &Shape, h: f64) -> Vec<Vec2> {
+    let b = bounding_box(shape);
+    let nx = ((b.max.x - b.min.x) / h).ceil().max(1.0) as usize;
+    let ny = ((b.max.y - b.min.y) / h).ceil().max(1.0) as usize;
+    let mut out = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            let p = Vec2::new(b.min.x + (i as f64 + 0.5) * h, b.min.y + (j as f64 + 0.5) * h);
+            if contains(shape, p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Every sampled point of the area is within `distance` of a live agent of
+/// `who`; the detail names the worst-covered point.
+pub fn covers(fr: &Frames<'_>, who: Subject, area: AreaRef, distance: f64, at: When) -> Verdict {
+    let program = fr.program;
+    let shape = match area {
+        AreaRef::Region(r) => &program.world.regions[r.index()].shape,
+        AreaRef::Shape(s) => &program.world.shapes[s.index()].shape,
+        AreaRef::Space(s) => &program.spaces[s.index()].shape,
+        AreaRef::Mask(_) => return Verdict::Fails("a mask has no inside to cover".into()),
+    };
+    let h = cover_spacing(distance);
+    let points = samples(shape, h);
+    if points.is_empty() {
+        return Verdict::Fails(format!("no point of the area lies on the {h} m sampling grid"));
+    }
+    when::over(fr, at, |f| {
+        let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.pos[r]).collect();
+        if pts.is_empty() {
+            return Err(format!("no such agent at {} s", f.t));
+        }
+        let grid = grid_of(&pts, distance);
+        let mut worst = (0.0, points[0]);
+        for &p in &points {
+            let d = nearest(&grid, &pts, p, None, distance).unwrap_or(f64::INFINITY);
+            if d > worst.0 {
+                worst = (d, p);
+            }
+        }
+        let (d, p) = worst;
+        when::seen(
+            d <= distance + 1e-12,
+            format!(
+                "{} point(s) sampled every {h} m; worst covered: ({}, {}), {d} m from the nearest agent at {} s",
+                points.len(),
+                p.x,
+                p.y,
+                f.t
+            ),
+        )
+    })
+}

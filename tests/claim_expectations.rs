@@ -1,0 +1,161 @@
+//! The claims about proximity, amounts inside an area, collisions, stuck
+//! agents, trips, distance moved, goals picked and coverage, and the time
+//! qualifiers `during` and `for at least X% of`: each written in the
+//! scenario language, evaluated over a hand-made trace, holds where the trace
+//! keeps it and fails where it does not.
+
+use crowd::ir::Program;
+use crowd::trace::metrics::{evaluate, Verdict};
+use crowd::trace::read::Recorded;
+use crowd::SourceFile;
+
+const SCENARIO: &str = "
+scenario claims { seed 1; duration 10 s; step 1/2 s; record every 2 steps }
+world {
+  bounds (0 m, 0 m) to (20 m, 10 m)
+  region pad rect (0 m, 0 m) to (4 m, 4 m)
+  region goal_area rect (16 m, 0 m) to (20 m, 10 m)
+}
+population a { count 3; spawn in pad; radius 0.25 m; goal (18 m, 5 m); behaviour go }
+population b { count 1; spawn in pad; radius 0.25 m; behaviour stay }
+behaviour go { seek goal }
+behaviour stay { dwell 10 s }
+output { columns goal, radius }
+";
+
+/// Frames 0 to 10, one a second. Agents 0 and 1 (of `a`) walk east side by
+/// side 1 m apart and reach the goal area at 9 s; agent 1 swerves into agent
+/// 0 at 3 and 4 s (one collision, 0.2 m deep). Agent 2 (of `b`) jitters
+/// 0.2 m in place and picks `pad` at 4 s, `goal_area` at 7 s. Agent 3 (of
+/// `a`) stands at (2, 4) the whole run: stuck.
+fn trace() -> String {
+    let mut s = String::from("id,frame,t,x,y,vx,vy,ori_x,ori_y,population,group,state,goal,radius\n");
+    for k in 0..=10 {
+        let x = 2.0 + 1.6 * f64::from(k);
+        let swerve = if (3..=4).contains(&k) { 5.3 } else { 6.0 };
+        let jitter = if k % 2 == 0 { 1.0 } else { 1.2 };
+        let pick = match k {
+            0..=3 => "",
+            4..=6 => "pad",
+            _ => "goal_area",
+        };
+        s.push_str(&format!("0,{k},{k},{x},5,1.6,0,1,0,a,,go,(18 5),0.25\n"));
+        s.push_str(&format!("1,{k},{k},{x},{swerve},1.6,0,1,0,a,,go,(18 5),0.25\n"));
+        s.push_str(&format!("2,{k},{k},{jitter},1,0,0,1,0,b,,stay,{pick},0.25\n"));
+        s.push_str(&format!("3,{k},{k},2,4,0,0,1,0,a,,go,(18 5),0.25\n"));
+    }
+    s
+}
+
+/// The verdicts of `claims`, one per line, over [`trace`].
+fn verdicts(claims: &str) -> Vec<Verdict> {
+    let text = format!("{SCENARIO}expect {{\n{claims}\n}}\n");
+    let program: Program = match crowd::compile(&SourceFile::new("claims.crowd", text)) {
+        Ok(c) => c.program,
+        Err(d) => panic!("the scenario does not compile: {d:#?}"),
+    };
+    assert_eq!(program.expectations.len(), claims.lines().count(), "one expectation per line");
+    let rec = Recorded::parse(trace().as_bytes(), &program).expect("the trace reads");
+    evaluate(&program, &rec).into_iter().map(|c| c.verdict).collect()
+}
+
+/// Checks each claim: `+` must hold, `-` must fail with a detail containing the text after `|`.
+fn check(cases: &[(&str, char, &str)]) {
+    let claims: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let v = verdicts(&claims.join("\n"));
+    let mut wrong = Vec::new();
+    for ((claim, sign, words), verdict) in cases.iter().zip(&v) {
+        let ok = match (sign, verdict) {
+            ('+', Verdict::Holds(d)) | ('-', Verdict::Fails(d)) => d.contains(words),
+            _ => false,
+        };
+        if !ok {
+            wrong.push(format!("{sign} {claim}: {verdict:?} (wanted `{words}`)"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn proximity() {
+    check(&[
+        ("a within 1.5 m of a at 0 s", '+', "farthest: agent 0, 1 m"),
+        ("a within 0.5 m of a at 0 s", '-', "farthest: agent 0, 1 m"),
+        ("a within 2 m of a during 0 s to 10 s", '-', "first fails at 2 s"),
+        ("b within 4 m of a at 0 s", '+', "farthest: agent 2"),
+        ("b within 2 m of a at 0 s", '-', "farthest: agent 2"),
+    ]);
+}
+
+#[test]
+fn amounts_inside_an_area() {
+    check(&[
+        ("at least 2 of a inside goal_area at 10 s", '+', "2 of 3 inside at 10 s"),
+        ("at least 3 of a inside goal_area at 10 s", '-', "2 of 3 inside at 10 s"),
+        ("at most 2 of a inside goal_area at 10 s", '+', "2 of 3"),
+        ("at most 50% of a inside goal_area at 10 s", '-', "2 of 3"),
+        ("at least 90% of a inside goal_area at 10 s", '-', "2 of 3"),
+        ("at most 0 of a inside goal_area during 0 s to 10 s", '-', "first fails at 9 s"),
+        ("at most 0 of a inside goal_area during 0 s to 8 s", '+', "held in all 9 frame(s)"),
+    ]);
+}
+
+#[test]
+fn shares_of_frames() {
+    check(&[
+        ("at most 0 of a inside goal_area for at least 80% of 0 s to 10 s", '+', "9 of 11 frame(s)"),
+        ("at most 0 of a inside goal_area for at least 95% of 0 s to 10 s", '-', "81.8%, 95% needed"),
+        ("count of a is 3 for at least 100% of 0 s to 10 s", '+', "11 of 11"),
+    ]);
+}
+
+#[test]
+fn collisions_and_overlap() {
+    check(&[
+        ("collisions among a <= 1", '+', "1 collision event(s)"),
+        ("collisions among a <= 0", '-', "first: agents 0 and 1 at 3 s"),
+        ("collisions among b <= 0", '+', "0 collision event(s)"),
+        ("overlap among everyone <= 0.25 m", '+', "deepest overlap 0.2"),
+        ("overlap <= 0.1 m", '-', "deepest overlap 0.2"),
+    ]);
+}
+
+#[test]
+fn stuck_agents_and_trips() {
+    check(&[
+        ("at most 1 of a stuck", '+', "1 of 3 agent(s) stuck"),
+        ("at most 0 of a stuck", '-', "first: agent 3"),
+        ("at most 10% of a stuck", '-', "1 of 3"),
+        ("at least 60% of trips of a complete within 10 s", '+', "2 of 3 trip(s)"),
+        ("at least 60% of trips of a complete within 5 s", '-', "0 of 3 trip(s)"),
+    ]);
+}
+
+#[test]
+fn distance_moved() {
+    check(&[
+        ("b moves at least 0.1 m by 10 s", '+', "agent 2"),
+        // Jittering in place is not moving.
+        ("b moves at least 0.5 m by 10 s", '-', "agent 2, 0.19"),
+        ("a moves at least 1 m by 10 s", '-', "the least moved: agent 3, 0 m"),
+        ("at most 1 of a move less than 5 m by 10 s", '+', "1 of 3 agent(s) moved less than 5 m"),
+        ("at most 0 of a move less than 5 m by 10 s", '-', "first: agent 3"),
+    ]);
+}
+
+#[test]
+fn goals_picked() {
+    check(&[
+        ("each of b picks at least 2 goals by 10 s", '+', "fewest picks by 10 s: 2"),
+        ("each of b picks at least 2 goals by 5 s", '-', "fewest picks by 5 s: 1, agent 2"),
+    ]);
+}
+
+#[test]
+fn coverage() {
+    check(&[
+        ("everyone covers pad within 5 m at 0 s", '+', "256 point(s) sampled every 0.25 m"),
+        ("a covers pad within 3 m at 0 s", '-', "worst covered: (0.125, 0.125)"),
+        ("a covers pad within 4 m during 0 s to 1 s", '-', "first fails at 0 s: 256 point(s)"),
+    ]);
+}
