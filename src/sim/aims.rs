@@ -136,7 +136,8 @@ fn anchor_subjects(program: &Program) -> Vec<Subject> {
         for a in b.body.actions() {
             match a {
                 crate::ir::Action::Seek { target: Target::Subject(s), .. }
-                | crate::ir::Action::Pursue { target: s, .. } => add(*s),
+                | crate::ir::Action::Pursue { target: s, .. }
+                | crate::ir::Action::Surround { target: s } => add(*s),
                 _ => {}
             }
         }

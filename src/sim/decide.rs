@@ -305,7 +305,7 @@ impl<'p> Simulation<'p> {
         match trigger {
             Trigger::Arrival => arrived,
             Trigger::Done => actions.iter().all(|a| match a {
-                Action::Seek { .. } | Action::Pursue { .. } => arrived,
+                Action::Seek { .. } | Action::Pursue { .. } | Action::Surround { .. } => arrived,
                 Action::Dwell(_) => m.dwell_end.is_some_and(|e| t >= e - TIME_EPS),
                 Action::PickGoal => m.picked,
                 _ => false,
@@ -332,7 +332,7 @@ impl<'p> Simulation<'p> {
         for action in program.behaviours[b].body.mode_actions(mode) {
             match action {
                 Action::Seek { target, .. } => self.aim_at(i, target)?,
-                Action::Pursue { target, .. } => {
+                Action::Pursue { target, .. } | Action::Surround { target } => {
                     self.scene.agents.aim[i] = Goal::Anchor(self.scene.aims.anchor(*target));
                 }
                 Action::Dwell(d) => {

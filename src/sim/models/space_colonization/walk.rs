@@ -19,6 +19,11 @@ const URGENT_PATIENCE: f64 = 0.25;
 /// A walking agent that has come no closer to its next node for this long
 /// (another body stands on it, or pushes back) regrows from where it stands, s.
 const STALL_PATIENCE: f64 = 1.0;
+/// A surrounding pursuer whose tree has found no marker of its own for this
+/// long grows over the others' markers until it lands on a node, s: the
+/// paper is silent, and a pursuer hemmed in by its pack's claims would
+/// otherwise stand for the rest of the run.
+const STARVED_PATIENCE: f64 = 0.5;
 /// Coming closer by less than this fraction of a step is no progress.
 const PROGRESS: f64 = 0.1;
 /// Ancestors kept behind the node an agent walks from: enough for the
@@ -96,6 +101,8 @@ pub(crate) struct Walk {
     pub claimed: Vec<u32>,
     /// How the walk to the next node goes.
     pub progress: Progress,
+    /// Steps its tree could not grow a single node.
+    pub starved_steps: u32,
 }
 
 /// The node last walked to, the closest the agent came to it, and the steps
@@ -211,9 +218,10 @@ impl Growth {
         }
         if !walk.done && tree.iterations < self.max_iterations {
             let avoid = walk.avoid;
+            let own = disjoint && walk.starved_steps as f64 * scene.clock.dt < STARVED_PATIENCE;
             let usable = move |m: u32| {
                 let m = m as usize;
-                (!disjoint || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
+                (!own || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
             };
             let field = Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable };
             let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
@@ -269,11 +277,26 @@ impl Growth {
                         }
                         return still;
                     }
+                    if disjoint && !approach_is_own(scene, claimed, id, pos, g, params.action_radius) {
+                        // Surround: the last leg would close in through another
+                        // pursuer's markers, from its side: grow on round the target.
+                        let at = walk.at;
+                        tree.prune_at(at, NO_NODE, &mut [&mut walk.at]);
+                        tree.iterations = 0;
+                        walk.done = false;
+                        return Plan::walk_to(tree.pos(walk.at));
+                    }
                     Plan::walk_to(g)
                 }
                 _ => {
-                    if tree.iterations >= self.max_iterations || tree.len() == 1 && tree.iterations > 0 {
-                        // Nothing left to grow into from here: start over where the agent stands.
+                    // No branch leaves the node the agent stands on: growing
+                    // since the last cut has found nothing to grow into from
+                    // here. (A reserving agent keeps its tree while it waits:
+                    // the markers it grows around are held, not gone.)
+                    let dry = if reserve { tree.len() == 1 } else { true };
+                    if tree.iterations >= self.max_iterations || dry && tree.iterations > 0 {
+                        // Start over where the agent stands.
+                        walk.starved_steps += 1;
                         *tree = Tree::new(pos);
                         walk.at = 0;
                         walk.aimed = point;
@@ -285,6 +308,7 @@ impl Growth {
         let node = tree.pos(walk.next);
         if pos.distance(node) <= beta {
             // Lands on the node this step: it becomes the node walked from.
+            walk.starved_steps = 0;
             walk.at = walk.next;
             walk.next = NO_NODE;
             walk.moved_on = reserve;
@@ -324,6 +348,26 @@ impl Progress {
         self.toward = Vec2::splat(f64::NAN);
         true
     }
+}
+
+/// Surround: whether the side of goal `g` that agent `id` at `pos` closes in
+/// from is its own: no marker within `A_r/2` of the point `A_r` short of the
+/// goal, on the way from `pos`, is claimed by another pursuer's tree.
+///
+/// NOTE: the paper's disjoint marker sets keep the pursuers' paths apart
+/// but say nothing of the last leg, which walks straight to the target; in
+/// open space every pursuer then closes in from the side it came from. Held
+/// to its own markers to the end, a pursuer that finds the near side taken
+/// grows round to a free one.
+fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, action_radius: f64) -> bool {
+    let Some(dir) = unit(pos - g) else { return true };
+    let side = g + dir * action_radius.min(pos.distance(g));
+    let mut own = true;
+    scene.markers.within(&scene.marker_grid, side, action_radius / 2.0, |m| {
+        let c = claimed[m as usize];
+        own &= c == NONE || c == id;
+    });
+    own
 }
 
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
