@@ -60,10 +60,8 @@ use motion::Blame;
 use sample::upper_bound;
 use scene::{Clock, Scene};
 use stage::Plan;
+use workers::CHUNK;
 
-/// Agents per chunk of the parallel pass: small enough that the threads end a
-/// pass together, large enough that handing out chunks costs little.
-const CHUNK: usize = 128;
 /// The spatial index has at most this many cells per live agent (plus a floor).
 const CELLS_PER_AGENT: u64 = 4;
 /// The markers' index has cells no smaller than this, m.

@@ -11,8 +11,7 @@
 //! position is projected back into walkable space).
 
 use super::scene::Scene;
-use super::workers::Workers;
-use super::CHUNK;
+use super::workers::{Workers, CHUNK};
 use crate::ir::Vec2;
 use crate::steer::enforce::{separation, Bodies};
 use crate::world::grid::Grid;

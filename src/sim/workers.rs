@@ -15,6 +15,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Agents per chunk of a parallel pass: small enough that the threads end a
+/// pass together, large enough that handing out chunks costs little.
+pub(super) const CHUNK: usize = 128;
+
 /// How long a helper stays awake without work after a pass: several times
 /// the sequential gap between two passes.
 const HOLD: Duration = Duration::from_millis(2);
