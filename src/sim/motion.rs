@@ -35,8 +35,8 @@ pub(crate) fn plan_to_aim(scene: &Scene, i: usize) -> Plan {
 #[inline]
 fn steer(scene: &Scene, i: usize, plan: Plan) -> Vec2 {
     if let Some(m_d) = plan.direct {
-        // Eq. 12's β m_d/|m_d|.
-        steer::direct::step(m_d, scene.stride(i))
+        // Eq. 12's β m_d/|m_d| (a step short of β where the plan says so).
+        steer::direct::step(m_d, scene.stride(i) * plan.pace)
     } else if plan.active {
         let speed = scene.agents.speed[i] * plan.pace;
         steer::seek::goal_step(scene.agents.pos[i], plan.target, scene.clock.step_length(speed))

@@ -39,10 +39,25 @@ pub(super) fn direct_plan(
     // only aligns anyone when it is what the agent follows, so while a
     // mask marker is in the personal space the other markers weigh 0.
     let mut sees_mask = false;
+    // Shape formation: the agents that may be closer to a marker than this one.
+    let mut rivals: Vec<Vec2> = Vec::new();
+    if let Some(s) = shape {
+        let outline = &scene.program.world.shapes[s.index()].shape;
+        if contains(outline, p) {
+            scene.grid.for_each_near(p, 2.0 * r, |j, q| {
+                if j as usize != i && contains(outline, q) {
+                    rivals.push(q);
+                }
+            });
+        }
+    }
     // (marker, weight, on the mask)
     let mut weighted: Vec<(Vec2, f64, bool)> = Vec::new();
     markers.within(&scene.marker_grid, p, r, |m| {
         let q = markers.positions[m as usize];
+        if is_rivals(q, p, &rivals) {
+            return;
+        }
         let mut w = markers.weights[m as usize];
         if let Some(s) = shape {
             w = direct::shape_weight(markers.in_shape(m, s), w_max);
@@ -55,8 +70,31 @@ pub(super) fn direct_plan(
         weighted.push((q, w, on_mask));
     });
     let weights = weighted.into_iter().map(|(q, w, on_mask)| (q, if sees_mask && !on_mask { 0.0 } else { w }));
-    let m_d = direct::motion_direction(p, weights);
-    Plan { direct: Some(m_d), ..Plan::walk_to(p) }
+    let (m_d, total) = weights.fold((Vec2::ZERO, 0.0), |(m, t), (q, w)| (m + (q - p) * w, t + w));
+    // Forming a shape, an agent walks to the weighted centre of its markers
+    // and stops there, instead of stepping β past it and back every step.
+    let pace = match shape {
+        Some(_) if total > 0.0 => ((m_d / total).length() / scene.stride(i)).min(1.0),
+        _ => 1.0,
+    };
+    Plan { direct: Some(m_d), pace, ..Plan::walk_to(p) }
+}
+
+/// Shape formation: whether the marker at `q` is closer to another agent
+/// (at one of `rivals`) than to the agent at `p`, which then does not count
+/// it (ties count for both). Rivals are agents inside the shape, counted by
+/// agents inside it: one still outside follows every marker it sees in.
+///
+/// NOTE: Eqs 10–12 count every marker in the personal space, so agents that
+/// reach a shape together pull towards the same markers and pile up where
+/// they entered it (one clump at the foot of the V, its arms empty). Like
+/// the tree nodes of Eq 1, and as in the markers' crowd models that follow
+/// this paper, a marker here pulls only the agent closest to it: agents
+/// pressed together find markers only on their free sides and spread over
+/// the whole shape, "fighting for space" (Fig 6(c)).
+fn is_rivals(q: Vec2, p: Vec2, rivals: &[Vec2]) -> bool {
+    let own = q.distance_squared(p);
+    rivals.iter().any(|r| r.distance_squared(q) < own)
 }
 
 /// Sec 5.3: a mask marker at `q` weighs `dist(I, k)`, summed over every
