@@ -370,4 +370,40 @@ impl Units {
         }
         pos
     }
+
+    /// A step that would walk into another agent's body turns (right first,
+    /// as [`Units::detour`]) until it does not: two walkers meeting head on
+    /// at a corner both keep to their right and pass, where distance
+    /// enforcement alone would hold them pressed together for ever. With no
+    /// such turn the step is kept, and enforcement settles it.
+    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64) -> Vec2 {
+        let agents = &scene.agents;
+        let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
+        let reach = agents.radius[i] + scene.max_radius;
+        let blocked = |q: Vec2| {
+            let mut hit = false;
+            scene.grid.for_each_candidate(q, reach + step, |j| {
+                let j = j as usize;
+                if hit || j == i || agents.mind[j].member.team == team {
+                    return;
+                }
+                let p = agents.pos[j];
+                let touch = agents.radius[i] + agents.radius[j];
+                // Walking away from a body it touches is always allowed.
+                hit = q.distance_squared(p) < touch * touch && q.distance_squared(p) < pos.distance_squared(p);
+            });
+            hit
+        };
+        let d = goal_step(pos, target, step);
+        if d == Vec2::ZERO || !blocked(pos + d) {
+            return target;
+        }
+        for (c, s) in DETOURS {
+            let r = Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c);
+            if !blocked(pos + r) {
+                return pos + r;
+            }
+        }
+        target
+    }
 }
