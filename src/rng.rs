@@ -38,13 +38,16 @@ pub enum Purpose {
     TreeGrowth = 9,
     /// The n-th shape-formation goal of an agent (a point of the shape's hull, Eq 14).
     Formation = 10,
+    /// The n-th wait of a group that found no object with room for it
+    /// (entity: its first member).
+    Wait = 11,
 }
 
 /// How many streams an agent has drawn for each purpose over its life: the
 /// draw number of its next one. Kept by the agent whatever drives it, so a
 /// stream is never drawn twice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Draws([u32; Purpose::Formation as usize + 1]);
+pub struct Draws([u32; Purpose::Wait as usize + 1]);
 
 impl Draws {
     /// The draw number of the next stream for `purpose`, counting it.

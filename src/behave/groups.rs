@@ -466,15 +466,44 @@ impl Roi {
 /// free: filing is the group's last resort, and its members then queue
 /// like anyone else). A lone agent (`n < 2`) walks as a river of one.
 pub fn choose_formation(n: usize, layout: &Layout, radius: f64, ahead: &Ahead, free: &FreeSpace) -> FormationKind {
+    choose_placed(n, layout, radius, ahead, free).0
+}
+
+/// How far to the side of its centre line a group may test a wider
+/// formation's ROI, in spacings (see [`choose_placed`]).
+pub const SHIFT_SPACINGS: f64 = 1.0;
+/// The lateral steps of that search, in spacings.
+const SHIFT_STEP: f64 = 0.25;
+
+/// [`choose_formation`], testing each ROI in "the region around G" (the
+/// paper's words) rather than on the group's centre line alone: also
+/// shifted sideways, right first, by steps of a quarter spacing up to one
+/// spacing. A group that filed into a river along a wall, or that walks
+/// past a door post, spreads out again as soon as there is room beside its
+/// line, instead of keeping narrow because its centre line hugs the wall.
+/// Returns the formation and the lateral shift of its ROI (to the left of
+/// the heading, m), where the slots are to be laid.
+pub fn choose_placed(n: usize, layout: &Layout, radius: f64, ahead: &Ahead, free: &FreeSpace) -> (FormationKind, f64) {
     if n < 2 {
-        return FormationKind::River;
+        return (FormationKind::River, 0.0);
     }
+    let side = heading(Vec2::ZERO, ahead.heading).map_or(Vec2::ZERO, |h| h.perp());
+    let steps = (SHIFT_SPACINGS / SHIFT_STEP) as i32;
     for kind in [FormationKind::SideBySide, FormationKind::V] {
-        if Roi::new(kind, n, layout, radius, ahead).is_free(free) {
-            return kind;
+        for k in 0..=steps {
+            for sign in [-1.0, 1.0] {
+                if k == 0 && sign > 0.0 {
+                    continue;
+                }
+                let shift = sign * f64::from(k) * SHIFT_STEP * layout.spacing();
+                let placed = Ahead { centre: ahead.centre + side * shift, ..*ahead };
+                if Roi::new(kind, n, layout, radius, &placed).is_free(free) {
+                    return (kind, shift);
+                }
+            }
         }
     }
-    FormationKind::River
+    (FormationKind::River, 0.0)
 }
 
 #[cfg(test)]
@@ -724,28 +753,39 @@ mod tests {
     fn rois_see_bounds_agents_and_other_groups() {
         let layout = Layout::default();
         let walk = door(10.0);
-        // Walking along the world's edge, 0.6 m from it: only a river fits.
+        // Walking along the world's edge, 0.6 m from it: on its own line only
+        // a river fits, but side by side does 0.6 m further from the edge.
         let edge = Ahead { centre: v(5.0, 0.6), heading: v(1.0, 0.0), depth: 3.0 };
-        assert_eq!(
-            choose_formation(3, &layout, 0.25, &edge, &FreeSpace { walk: Some(&walk), others: &[] }),
-            FormationKind::River
-        );
+        let open = FreeSpace { walk: Some(&walk), others: &[] };
+        assert!(!Roi::new(FormationKind::V, 3, &layout, 0.25, &edge).is_free(&open));
+        assert_eq!(choose_placed(3, &layout, 0.25, &edge, &open), (FormationKind::SideBySide, 0.6000000000000001));
+        // In a passage 1.2 m wide along the edge, no shift makes room for more than a river.
+        let passage = Walkable::new(&world(vec![rect(0.0, 1.2, 20.0, 10.0)]), 0.0);
+        let inside = FreeSpace { walk: Some(&passage), others: &[] };
+        assert_eq!(choose_placed(3, &layout, 0.25, &edge, &inside), (FormationKind::River, 0.0));
         let ahead = Ahead { centre: v(3.0, 5.0), heading: v(1.0, 0.0), depth: 3.0 };
-        let with =
-            |others: &[Disc]| choose_formation(3, &layout, 0.25, &ahead, &FreeSpace { walk: Some(&walk), others });
-        // Someone 1 m to the side, 2 m ahead: too close for side by side (1.05 + 0.25), not for the V (0.65 + 0.25).
-        assert_eq!(with(&[Disc { centre: v(5.0, 6.0), radius: 0.25 }]), FormationKind::V);
-        // Someone right ahead blocks every ROI: the river is the fallback.
-        assert_eq!(with(&[Disc { centre: v(5.0, 5.0), radius: 0.25 }]), FormationKind::River);
+        let with = |others: &[Disc]| choose_placed(3, &layout, 0.25, &ahead, &FreeSpace { walk: Some(&walk), others });
+        let on_line = |kind, others: &[Disc]| {
+            Roi::new(kind, 3, &layout, 0.25, &ahead).is_free(&FreeSpace { walk: Some(&walk), others })
+        };
+        // Someone 1 m to the side, 2 m ahead: on the group's line too close for
+        // side by side (1.05 + 0.25), not for the V (0.65 + 0.25); 0.4 m to
+        // the right side by side fits.
+        let beside = [Disc { centre: v(5.0, 6.0), radius: 0.25 }];
+        assert!(!on_line(FormationKind::SideBySide, &beside) && on_line(FormationKind::V, &beside));
+        assert_eq!(with(&beside), (FormationKind::SideBySide, -0.4));
+        // Someone right ahead blocks every ROI within a spacing of the line: the river is the fallback.
+        assert_eq!(with(&[Disc { centre: v(5.0, 5.0), radius: 0.25 }]), (FormationKind::River, 0.0));
         // Behind the group, or beyond the depth, nobody matters.
         assert_eq!(
             with(&[Disc { centre: v(0.5, 5.0), radius: 0.25 }, Disc { centre: v(8.0, 5.0), radius: 0.25 }]),
-            FormationKind::SideBySide
+            (FormationKind::SideBySide, 0.0)
         );
         // Another group's reserved core counts like a body.
         let other = group_space(&[v(5.0, 6.2), v(5.8, 6.2)], &[0.25, 0.25]).unwrap();
-        let core = Disc { centre: other.centre, radius: other.core_radius(0.5) };
-        assert_eq!(with(&[core]), FormationKind::V);
+        let core = [Disc { centre: other.centre, radius: other.core_radius(0.5) }];
+        assert!(!on_line(FormationKind::SideBySide, &core) && on_line(FormationKind::V, &core));
+        assert_eq!(with(&core), (FormationKind::SideBySide, -0.2));
         // A lone agent is a river of one; a zero heading leaves a disc at C.
         assert_eq!(choose_formation(1, &layout, 0.25, &ahead, &FreeSpace::default()), FormationKind::River);
         let still = Roi::new(FormationKind::SideBySide, 3, &layout, 0.25, &Ahead { heading: Vec2::ZERO, ..ahead });

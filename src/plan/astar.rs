@@ -9,17 +9,21 @@
 //! Invariants:
 //! - cells are square, of side [`NodeGrid::cell_size`], row-major from the
 //!   bounds' minimum corner; a node is a cell, its id the row-major index;
-//! - with markers, a node is usable when its cell holds at least one marker
-//!   (markers are walkable by construction), and its walking point is the
-//!   cell's marker nearest to the cell centre (ties: the lower marker id), a
-//!   real walkable point rather than a centroid, which a wall through the
-//!   cell could swallow; without markers, a node is usable when a body of
-//!   the given radius fits at the cell centre, which is then its point;
+//! - the grid is for bodies of one radius (the widest walker's): with
+//!   markers, a node is usable when its cell holds a marker where such a
+//!   body fits (or fits once pushed off the obstacle it touches, staying in
+//!   the cell), and its walking point is that point nearest to the cell
+//!   centre (ties: the lower marker id), a real walkable point rather than a
+//!   centroid, which a wall through the cell could swallow (a cell with no
+//!   such marker falls back to its centre, pushed off obstacles); without
+//!   markers, a node is usable when the body fits at the cell centre, which
+//!   is then its point;
 //! - moves are 8-connected; a diagonal move needs both orthogonal cells it
 //!   passes usable (no corner cutting); and no move's straight segment
 //!   between the two walking points comes nearer than the grid's clearance
-//!   to an obstacle (so a thin wall inside a row of usable cells still
-//!   separates them);
+//!   (the body radius) to an obstacle, so a thin wall inside a row of usable
+//!   cells still separates them, and a slot narrower than a body is no way
+//!   through;
 //! - the search costs a move 1 (orthogonal) or √2 (diagonal) cells, so the
 //!   octile heuristic is admissible and consistent; equal `f` values are
 //!   broken by the smaller `h`, then the smaller node id, so a query's
@@ -61,11 +65,14 @@ impl NodeGrid {
     /// (grown when the grid would exceed [`limits::MAX_GRID_CELLS`]; a cell
     /// that is not a positive number becomes 1 m).
     ///
-    /// With non-empty `markers` (generated for the same world), a node is
-    /// usable when its cell holds a marker, and moves keep no clearance from
-    /// obstacles: markers may stand right against a wall, so asking for more
-    /// would cut nodes off. Otherwise a node is usable when a body of radius
-    /// `radius` fits at the cell centre, and moves keep `radius` clear.
+    /// Paths are ones a body of radius `radius` fits through: moves keep
+    /// `radius` clear of obstacles. With non-empty `markers` (generated for
+    /// the same world), a node is usable when its cell holds a marker where
+    /// such a body fits, or one that pushed out of the obstacles it touches
+    /// (to where it would fit) stays in the cell, else when the body fits at
+    /// the cell centre (or pushed off from it, in the cell); without markers,
+    /// when the body fits at the cell centre. `walk` must index obstacles at
+    /// least `radius` out.
     pub fn new(walk: &Walkable, markers: Option<&Markers>, cell: f64, radius: f64) -> NodeGrid {
         let bounds = walk.bounds();
         let (min, cell, nx, ny) = layout(bounds, cell);
@@ -74,17 +81,31 @@ impl NodeGrid {
         let mut points = vec![Vec2::splat(f64::NAN); n];
         let clearance = match markers.filter(|m| !m.is_empty()) {
             Some(markers) => {
-                // The marker nearest to its cell's centre: (distance², id).
+                // The usable point nearest to its cell's centre: (distance², marker id).
                 let mut best = vec![(f64::INFINITY, u32::MAX); n];
-                for (k, &p) in markers.positions.iter().enumerate() {
-                    let Some(c) = cell_index(min, cell, nx, ny, p) else { continue };
+                for (k, &m) in markers.positions.iter().enumerate() {
+                    let Some(c) = cell_index(min, cell, nx, ny, m) else { continue };
+                    // A marker against a wall stands for the nearest point a body fits.
+                    let p = if walk.is_clear(m, radius) { m } else { walk.project(m, m, radius) };
+                    if !walk.is_clear(p, radius) || cell_index(min, cell, nx, ny, p) != Some(c) {
+                        continue;
+                    }
                     let d2 = p.distance_squared(centre_of(min, cell, nx, c));
                     if d2 < best[c as usize].0 {
                         best[c as usize] = (d2, k as u32);
                         points[c as usize] = p;
                     }
                 }
-                0.0
+                // A cell whose markers all stand where no body fits (a slot
+                // just wider than a body holds few) falls back to its centre.
+                for (c, point) in points.iter_mut().enumerate().filter(|(_, p)| p.x.is_nan()) {
+                    let centre = centre_of(min, cell, nx, c as u32);
+                    let p = if walk.is_clear(centre, radius) { centre } else { walk.project(centre, centre, radius) };
+                    if walk.is_clear(p, radius) && cell_index(min, cell, nx, ny, p) == Some(c as u32) {
+                        *point = p;
+                    }
+                }
+                radius
             }
             None => {
                 for (c, point) in points.iter_mut().enumerate() {
@@ -779,14 +800,17 @@ mod tests {
         let mut w = world(20.0, 10.0, vec![rect(9.5, 0.0, 10.5, 4.0), rect(9.5, 5.5, 10.5, 10.0)]);
         w.markers.base = Some(MarkerLayer { method: MarkerMethod::JitteredGrid, density: 9.0 });
         let m = markers::generate(&w, 7);
-        let walk = Walkable::new(&w, 0.0);
+        let walk = Walkable::new(&w, 0.3);
         let g = NodeGrid::new(&walk, Some(&m), 0.5, 0.3);
-        assert_eq!(g.clearance(), 0.0);
+        assert_eq!(g.clearance(), 0.3);
         // Cells wholly inside a wall hold no marker.
         assert!(!g.is_usable(g.node_at(v(10.0, 2.0)).unwrap()));
         let p = find_path(&g, v(2.0, 2.0), v(18.0, 2.0), Search::default()).unwrap();
         for &n in &p.nodes {
-            assert!(m.positions.contains(&g.point(n).unwrap()));
+            // A marker, or a marker pushed off a wall to where a body fits.
+            let q = g.point(n).unwrap();
+            assert!(walk.is_clear(q, 0.3 - 1e-9), "{q:?}");
+            assert!(m.positions.iter().any(|k| k.distance(q) <= 0.3 + 1e-9), "{q:?}");
         }
         // Through the gap 4 ≤ y ≤ 5.5.
         let crossing = p.points.windows(2).find(|s| s[0].x < 10.0 && s[1].x >= 10.0).unwrap();
@@ -794,6 +818,26 @@ mod tests {
         for s in p.points.windows(2) {
             assert!(g.line_of_sight(s[0], s[1], 0.0));
         }
+    }
+
+    #[test]
+    fn a_slot_narrower_than_a_body_is_no_way_through() {
+        // A thick wall at 9 ≤ x ≤ 11 with a slot of width `slot` centred on
+        // a row of cell centres (y = 5.75) and an opening 3 m wide at the top.
+        let through = |slot: f64, radius: f64| {
+            let (lo, hi) = (5.75 - slot / 2.0, 5.75 + slot / 2.0);
+            let mut w = world(20.0, 12.0, vec![rect(9.0, 0.0, 11.0, lo), rect(9.0, hi, 11.0, 9.0)]);
+            w.markers.base = Some(MarkerLayer { method: MarkerMethod::JitteredGrid, density: 10.0 });
+            let m = markers::generate(&w, 9);
+            let walk = Walkable::new(&w, radius);
+            let g = NodeGrid::new(&walk, Some(&m), 0.5, radius);
+            let p = find_path(&g, v(2.0, 5.75), v(17.0, 5.75), Search { smooth: true, clearance: radius }).unwrap();
+            p.points.iter().all(|q| q.y < 9.0)
+        };
+        // Bodies 0.5 m across: straight through a slot of 1.2 m, round the
+        // wall past one of 0.4 m (the markers in it stand where none fits).
+        assert!(through(1.2, 0.25));
+        assert!(!through(0.4, 0.25));
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub(crate) struct Mind {
     pub picked: bool,
     /// Goal picks this agent has taken part in (its team's pick counter when in sync).
     pub picks: u32,
+    /// It takes a place at its goal object (counted in the object's occupancy).
+    pub holds: bool,
 }
 
 /// A procedural group, or a solo agent's own one-member team.
@@ -66,6 +68,12 @@ pub(crate) struct Team {
     /// Dwells drawn for the team so far, and when the latest ends, s.
     pub dwells: u32,
     pub dwell_end: f64,
+    /// Waits drawn for the team so far (no object had room for it), and
+    /// when the latest ends, s: it picks again from then on.
+    pub waits: u32,
+    pub wait_end: f64,
+    /// The object the team waits for room at, or `NONE`.
+    pub claim: u32,
 }
 
 #[derive(Default)]

@@ -93,9 +93,9 @@ impl<'p> Simulation<'p> {
                 }
             }
         };
-        // A pick still to make is retried until it succeeds; a mode seeking a
-        // goal the agent lacks is an error the apply reports.
-        enters || pick_pending(m, body) || m.aim_is_own_goal && m.goal == Goal::None
+        // A pick still to make is retried once the team's wait is over; a
+        // mode seeking a goal the agent lacks is an error the apply reports.
+        enters || pick_pending(m, body) && self.may_pick(i, t) || m.aim_is_own_goal && m.goal == Goal::None
     }
 
     /// Phase 3 for the agents that appeared at time `t` (all of them at the
@@ -283,7 +283,7 @@ impl<'p> Simulation<'p> {
             }
         }
         let pick_pending = pick_pending(&self.scene.agents.mind[i], body);
-        if pick_pending && self.try_pick(i, &pop.wants)? {
+        if pick_pending && self.try_pick(i, &pop.wants, t)? {
             self.scene.agents.mind[i].picked = true;
         }
         let m = &self.scene.agents.mind[i];
@@ -348,7 +348,7 @@ impl<'p> Simulation<'p> {
                     self.scene.agents.mind[i].dwell_end = Some(t + sample(dist, &mut rng));
                 }
                 Action::PickGoal => {
-                    let picked = self.try_pick(i, &pop.wants)?;
+                    let picked = self.try_pick(i, &pop.wants, t)?;
                     self.scene.agents.mind[i].picked = picked;
                 }
                 // Moves, not decisions: the models' (see `models`).
@@ -436,12 +436,11 @@ impl<'p> Simulation<'p> {
 
     /// Changes agent `i`'s own goal, keeping object occupancy counts.
     pub(super) fn set_goal(&mut self, i: usize, g: Goal) {
+        self.release(i);
         let m = &mut self.scene.agents.mind[i];
-        if let Goal::Object(o) = m.goal {
-            self.occupancy[o.index()] -= 1;
-        }
         if let Goal::Object(o) = g {
             self.occupancy[o.index()] += 1;
+            m.holds = true;
         }
         m.goal = g;
         if m.aim_is_own_goal {
@@ -454,17 +453,72 @@ impl<'p> Simulation<'p> {
         self.refresh_goal_label(i);
     }
 
-    /// Picks a goal for agent `i` among the objects providing `wants` (Hocevar
-    /// et al.: goals at random among what the environment provides). The
-    /// members of a group share their picks: the first member to pick draws for
-    /// the group, the others adopt the group's latest pick. An object with a
-    /// capacity is only picked while it has room for the whole group. Returns
-    /// whether a goal was set (`false`: every candidate is full, try again later).
-    pub(super) fn try_pick(&mut self, i: usize, wants: &[ResourceId]) -> Result<bool, SimError> {
+    /// Gives up agent `i`'s place at its goal object, if it holds one: it is
+    /// done there (it is choosing again, or leaving), though it keeps the
+    /// goal until it picks another.
+    pub(super) fn release(&mut self, i: usize) {
+        let m = &mut self.scene.agents.mind[i];
+        if let (true, Goal::Object(o)) = (m.holds, m.goal) {
+            self.occupancy[o.index()] -= 1;
+        }
+        m.holds = false;
+    }
+
+    /// Ends team `team_ix`'s wait for room at an object, if it waits for one.
+    pub(super) fn drop_claim(&mut self, team_ix: usize) {
+        let team = &mut self.scene.teams[team_ix];
+        if team.claim != NONE {
+            self.claims[team.claim as usize].retain(|&w| w as usize != team_ix);
+            team.claim = NONE;
+        }
+    }
+
+    /// Whether agent `i` may try a goal pick at `t` (read-only): its team
+    /// picked since it last did, waits for room at an object (checked every
+    /// step), or its random wait is over.
+    fn may_pick(&self, i: usize, t: f64) -> bool {
+        let m = &self.scene.agents.mind[i];
+        let team = &self.scene.teams[m.member.team as usize];
+        m.picks < team.picks || team.claim != NONE || t >= team.wait_end - TIME_EPS
+    }
+
+    /// Whether object `o` has room for team `team_ix` of `size` members:
+    /// for a team waiting there, when it is first in line and the places
+    /// held leave room for it; for any other, when they leave room for it
+    /// after every team waiting there.
+    fn has_room(&self, o: usize, size: u32, team_ix: usize) -> bool {
+        self.scene.program.objects[o].capacity.map_or(true, |c| {
+            let line = &self.claims[o];
+            let ahead = match line.iter().position(|&w| w as usize == team_ix) {
+                Some(0) => 0,
+                Some(_) => return false,
+                None => line.iter().map(|&w| self.scene.teams[w as usize].size).sum(),
+            };
+            self.occupancy[o] + ahead + size <= c
+        })
+    }
+
+    /// Picks a goal for agent `i` at `t` among the objects providing `wants`
+    /// (Hocevar et al.: goals at random among what the environment provides).
+    /// The members of a group share their picks: the first member to pick
+    /// draws for the group, the others adopt the group's latest pick.
+    ///
+    /// Capacities (see docs/semantic-groups.md): an object is only picked
+    /// while it has room for the whole group, after the groups waiting
+    /// there; picking again gives up the place the agent held. When no object
+    /// has room, the group waits, where it stands, in line at one of the
+    /// objects that could hold it (at random), and takes the first object
+    /// with room for it: its own when its turn comes (the occupants leave
+    /// when their dwell ends, so every wait ends), or another that frees
+    /// first. A group that no object could ever hold waits a random time
+    /// drawn from its dwell (the paper's "stays there for a random time until
+    /// a new goal is randomly selected") and tries again. Returns whether a
+    /// goal was set.
+    pub(super) fn try_pick(&mut self, i: usize, wants: &[ResourceId], t: f64) -> Result<bool, SimError> {
         let team_ix = self.scene.agents.mind[i].member.team as usize;
-        let (picks, pick, size, population, first) = {
+        let (picks, pick, size, population, first, claim) = {
             let t = &self.scene.teams[team_ix];
-            (t.picks, t.pick, t.size, t.population, t.first)
+            (t.picks, t.pick, t.size, t.population, t.first, t.claim)
         };
         if self.scene.agents.mind[i].picks < picks {
             self.scene.agents.mind[i].picks = picks;
@@ -475,25 +529,64 @@ impl<'p> Simulation<'p> {
         if candidates.is_empty() {
             return Err(self.nothing_provides(i, wants));
         }
+        self.release(i);
+        if claim == NONE && t < self.scene.teams[team_ix].wait_end - TIME_EPS {
+            return Ok(false);
+        }
         if let Goal::Object(current) = self.scene.agents.mind[i].goal {
             if candidates.len() > 1 {
                 candidates.retain(|&o| o != current);
             }
         }
-        candidates.retain(|o| {
-            self.scene.program.objects[o.index()].capacity.map_or(true, |c| self.occupancy[o.index()] + size <= c)
-        });
-        if candidates.is_empty() {
-            return Ok(false);
-        }
         let e = self.scene.entity_of(population, first);
-        let k = stream(self.scene.seed, Purpose::PickGoal, e, u64::from(picks)).below(candidates.len() as u32);
-        let g = Goal::Object(candidates[k as usize]);
+        let chosen = if claim != NONE && self.has_room(claim as usize, size, team_ix) {
+            crate::ir::ObjectId(claim)
+        } else {
+            let room: Vec<_> = candidates.iter().copied().filter(|o| self.has_room(o.index(), size, team_ix)).collect();
+            if room.is_empty() {
+                if claim == NONE {
+                    self.wait_for_room(team_ix, &candidates, e, t);
+                }
+                return Ok(false);
+            }
+            let k = stream(self.scene.seed, Purpose::PickGoal, e, u64::from(picks)).below(room.len() as u32);
+            room[k as usize]
+        };
+        self.drop_claim(team_ix);
+        let g = Goal::Object(chosen);
         let team = &mut self.scene.teams[team_ix];
         team.picks += 1;
         team.pick = g;
         self.scene.agents.mind[i].picks = team.picks;
         self.set_goal(i, g);
         Ok(true)
+    }
+
+    /// Team `team_ix`, finding no room among `candidates`, lines up at one
+    /// of them that could hold it, where the fewest places must free before
+    /// its turn (ties at random, drawn from entity `e`'s streams); when none
+    /// could, it waits a random time from its dwell.
+    fn wait_for_room(&mut self, team_ix: usize, candidates: &[crate::ir::ObjectId], e: crate::rng::Entity, t: f64) {
+        let team = &self.scene.teams[team_ix];
+        let (size, population, waits) = (team.size, team.population as usize, team.waits);
+        let objects = &self.scene.program.objects;
+        // How many places must free before the group's turn there (`None`: it never fits).
+        let behind = |o: &crate::ir::ObjectId| {
+            let c = objects[o.index()].capacity?;
+            let queued: u32 = self.claims[o.index()].iter().map(|&w| self.scene.teams[w as usize].size).sum();
+            (size <= c).then(|| (self.occupancy[o.index()] + queued + size).saturating_sub(c))
+        };
+        let shortest = candidates.iter().filter_map(behind).min();
+        let could: Vec<_> = candidates.iter().filter(|o| shortest.is_some() && behind(o) == shortest).collect();
+        let mut rng = stream(self.scene.seed, Purpose::Wait, e, u64::from(waits));
+        let team = &mut self.scene.teams[team_ix];
+        team.waits += 1;
+        if could.is_empty() {
+            team.wait_end = t + sample(&self.scene.program.populations[population].dwell, &mut rng);
+        } else {
+            let o = could[rng.below(could.len() as u32) as usize];
+            team.claim = o.0;
+            self.claims[o.index()].push(team_ix as u32);
+        }
     }
 }

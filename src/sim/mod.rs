@@ -287,6 +287,8 @@ pub struct Simulation<'p> {
     /// Populations in spawning order: those placed around a leader last.
     spawn_order: Vec<usize>,
     occupancy: Vec<u32>,
+    /// By object: the teams waiting for room there, first come first (see `try_pick`).
+    claims: Vec<Vec<u32>>,
     /// Label offset of each behaviour's modes.
     mode_offset: Vec<u32>,
     /// By behaviour: the mode it is always in, when nothing can change it
@@ -408,6 +410,7 @@ impl<'p> Simulation<'p> {
             pops,
             spawn_order,
             occupancy: vec![0; program.objects.len()],
+            claims: vec![Vec::new(); program.objects.len()],
             mode_offset,
             fixed_mode,
             picks_goals,

@@ -160,10 +160,13 @@ impl Simulation<'_> {
                 if self.scene.agents.leaving[i] && log.arrived.is_none() {
                     log.arrived = Some(t);
                 }
-                if let Goal::Object(o) = m.goal {
+                if let (true, Goal::Object(o)) = (m.holds, m.goal) {
                     self.occupancy[o.index()] -= 1;
                 }
             }
+        }
+        for &i in &gone_agents {
+            self.drop_claim(self.scene.agents.mind[i].member.team as usize);
         }
         for i in gone_agents {
             self.models.stop(&self.scene, i, &mut self.drives[i]);
@@ -176,6 +179,9 @@ impl Simulation<'_> {
     }
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
+        // Who leaves gives up its place, and the team its wait for one.
+        self.release(i);
+        self.drop_claim(self.scene.agents.mind[i].member.team as usize);
         let agents = &mut self.scene.agents;
         agents.mind[i].aim_is_own_goal = false;
         agents.leaving[i] = true;
@@ -223,6 +229,9 @@ impl Simulation<'_> {
             spawned_at: Vec2::ZERO,
             dwells: 0,
             dwell_end: 0.0,
+            waits: 0,
+            wait_end: f64::NEG_INFINITY,
+            claim: NONE,
         });
         for k in first..end {
             self.spawn_agent(p, k, team, t, placed)?;
@@ -297,6 +306,7 @@ impl Simulation<'_> {
                 aim_is_own_goal: false,
                 picked: false,
                 picks: 0,
+                holds: false,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });
@@ -310,7 +320,7 @@ impl Simulation<'_> {
             Some(ir::Goal::Agent(q)) => Some(Goal::Anchor(self.scene.aims.anchor(ir::Subject::Population(*q)))),
             Some(ir::Goal::Resource(r)) => {
                 // A goal among the objects providing it, picked like `pick goal`.
-                self.try_pick(i, std::slice::from_ref(r))?;
+                self.try_pick(i, std::slice::from_ref(r), t)?;
                 None
             }
         };

@@ -261,16 +261,17 @@ impl Units {
         let speed = agents.speed[first];
         let layout = self.layout;
         let population = scene.teams[u.team as usize].population as usize;
-        let kind = match self.keep[population] {
-            Some(Keep::Fixed(kind)) => kind,
+        let (kind, shift) = match self.keep[population] {
+            Some(Keep::Fixed(kind)) => (kind, 0.0),
             _ => {
                 let depth = bg::roi_depth(u.space.radius, speed, remaining);
                 let ahead = Ahead { centre: c, heading, depth };
                 let reach = depth + u.space.radius + 2.0 * scene.max_radius + layout.spacing() * nm as f64;
                 let mut others = Vec::new();
                 scene.grid.for_each_candidate(c, reach, |j| {
-                    if self.unit_of[j as usize] != k as u32 {
-                        others.push(Disc { centre: agents.pos[j as usize], radius: agents.radius[j as usize] });
+                    let j = j as usize;
+                    if self.unit_of[j] != k as u32 {
+                        others.push(Disc { centre: agents.pos[j], radius: agents.radius[j] });
                     }
                 });
                 // Other groups' cores; whether the ROI is free does not depend on their order.
@@ -281,12 +282,13 @@ impl Units {
                     }
                 });
                 let free = FreeSpace { walk: Some(&scene.space), others: &others };
-                bg::choose_formation(nm, &layout, radius, &ahead, &free)
+                bg::choose_placed(nm, &layout, radius, &ahead, &free)
             }
         };
         let pos: Vec<Vec2> = members.iter().map(|&i| agents.pos[i as usize]).collect();
         // The point the slots are laid around: a stride ahead, or the goal itself on the last stretch.
-        let lead = if remaining <= LEAD { u.aim } else { c + heading * LEAD };
+        // Shifted to where the formation's ROI found room beside the centre line.
+        let lead = if remaining <= LEAD { u.aim } else { c + heading * LEAD + heading.perp() * shift };
         let mut out = Vec::with_capacity(nm);
         match kind {
             FormationKind::SideBySide | FormationKind::V => {
@@ -369,5 +371,41 @@ impl Units {
             }
         }
         pos
+    }
+
+    /// A step that would walk into another agent's body turns (right first,
+    /// as [`Units::detour`]) until it does not: two walkers meeting head on
+    /// at a corner both keep to their right and pass, where distance
+    /// enforcement alone would hold them pressed together for ever. With no
+    /// such turn the step is kept, and enforcement settles it.
+    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64) -> Vec2 {
+        let agents = &scene.agents;
+        let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
+        let reach = agents.radius[i] + scene.max_radius;
+        let blocked = |q: Vec2| {
+            let mut hit = false;
+            scene.grid.for_each_candidate(q, reach + step, |j| {
+                let j = j as usize;
+                if hit || j == i || agents.mind[j].member.team == team {
+                    return;
+                }
+                let p = agents.pos[j];
+                let touch = agents.radius[i] + agents.radius[j];
+                // Walking away from a body it touches is always allowed.
+                hit = q.distance_squared(p) < touch * touch && q.distance_squared(p) < pos.distance_squared(p);
+            });
+            hit
+        };
+        let d = goal_step(pos, target, step);
+        if d == Vec2::ZERO || !blocked(pos + d) {
+            return target;
+        }
+        for (c, s) in DETOURS {
+            let r = Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c);
+            if !blocked(pos + r) {
+                return pos + r;
+            }
+        }
+        target
     }
 }

@@ -1,0 +1,75 @@
+//! The semantic-groups scenarios' expectations are what make them pass: run
+//! a scenario with the behaviour it shows switched off in the compiled
+//! `Program` and the same expectations must fail.
+//!
+//! Not every behaviour has a switch in the `Program`: giving places up and
+//! waiting in line (capacity_demand, backyard, party) and the A* grid's body
+//! clearance (narrow_slot) are the executor's, and these tests add no hooks
+//! into it for them.
+
+use std::path::Path;
+
+use crowd::diag::SourceFile;
+use crowd::ir::{Dist, Formation, Program};
+use crowd::sim::labels;
+use crowd::trace::csv::CsvWriter;
+use crowd::trace::metrics::evaluate;
+use crowd::trace::read::Recorded;
+
+fn compile(rel: &str) -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&path).expect("scenario exists");
+    crowd::compile(&SourceFile::new(rel, text)).unwrap_or_else(|d| panic!("{rel}: {d:?}")).program
+}
+
+/// The expectations that fail, as text.
+fn failures(program: &Program) -> Vec<String> {
+    let mut bytes = Vec::new();
+    let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
+    crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
+    drop(csv);
+    let rec = Recorded::parse(&bytes, program).expect("trace reads back");
+    evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
+}
+
+/// Every team of the program walks in formation `f`, whatever the free space.
+fn fix_formation(program: &mut Program, f: Formation) {
+    for p in &mut program.populations {
+        p.formation = Some(f.clone());
+    }
+    for g in &mut program.groups {
+        g.formation = Some(f.clone());
+    }
+}
+
+#[test]
+fn a_trio_kept_side_by_side_fails_the_door() {
+    let mut program = compile("scenarios/semantic_groups/door.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    fix_formation(&mut program, Formation::SideBySide);
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("formation of trio is v")), "{failed:?}");
+    assert!(failed.iter().any(|f| f.contains("formation of trio is river")), "{failed:?}");
+}
+
+#[test]
+fn groups_kept_in_a_river_fail_the_corridor() {
+    let mut program = compile("scenarios/semantic_groups/corridor.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    fix_formation(&mut program, Formation::River);
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("is side_by_side at 24 s")), "{failed:?}");
+}
+
+#[test]
+fn a_stage_crowd_without_distance_enforcement_overlaps() {
+    let mut program = compile("scenarios/semantic_groups/stage_crowd.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    // Bodies keep at least the sum of their radii apart too: both must go.
+    program.params.space_colonization.t_min = 0.0;
+    for p in &mut program.populations {
+        p.radius = Dist::Constant(0.0);
+    }
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("min distance")), "{failed:?}");
+}
