@@ -360,17 +360,7 @@ impl Units {
             });
             hit
         };
-        let d = goal_step(pos, target, step);
-        if d == Vec2::ZERO || !blocked(pos + d) {
-            return target;
-        }
-        for (c, s) in DETOURS {
-            let r = Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c);
-            if !blocked(pos + r) {
-                return pos + r;
-            }
-        }
-        pos
+        detoured(pos, target, step, blocked).unwrap_or(pos)
     }
 
     /// A step that would walk into another agent's body turns (right first,
@@ -396,16 +386,17 @@ impl Units {
             });
             hit
         };
-        let d = goal_step(pos, target, step);
-        if d == Vec2::ZERO || !blocked(pos + d) {
-            return target;
-        }
-        for (c, s) in DETOURS {
-            let r = Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c);
-            if !blocked(pos + r) {
-                return pos + r;
-            }
-        }
-        target
+        detoured(pos, target, step, blocked).unwrap_or(target)
     }
+}
+
+/// Where a step of `step` from `pos` towards `target` may go: the target
+/// when the straight step is not `blocked`, else the first of the
+/// [`DETOURS`] turns of the step that is not; `None` when every turn is.
+fn detoured(pos: Vec2, target: Vec2, step: f64, blocked: impl Fn(Vec2) -> bool) -> Option<Vec2> {
+    let d = goal_step(pos, target, step);
+    if d == Vec2::ZERO || !blocked(pos + d) {
+        return Some(target);
+    }
+    DETOURS.iter().map(|&(c, s)| pos + Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c)).find(|&q| !blocked(q))
 }
