@@ -4,15 +4,8 @@
 
 use std::process::Command;
 
-/// Claims that fail on purpose: arrival is measured from the trace as
-/// `crowd metrics` measures it, and these runs leave agents stuck short of
-/// their goals — defects of the models, not of the claims. Each entry is
-/// `(scenario, the claim as written)`; a listed claim that starts to hold
-/// fails this test, so the list only shrinks.
-const KNOWN_FAILURES: [(&str, &str); 2] = [
-    ("scenarios/space_colonization/fig13_crowd_lanes.crowd", "eastbound reaches goal within 95 s"),
-    ("scenarios/space_colonization/fig13_crowd_lanes.crowd", "westbound reaches goal within 95 s"),
-];
+mod scenario_support;
+use scenario_support::KNOWN_FAILURES;
 
 #[test]
 fn scenarios_match_their_goldens() {

@@ -24,44 +24,17 @@
 //! - `surround_open`: the pack pursuing with shared markers instead of
 //!   surrounding: it closes in from one side.
 
-use std::path::Path;
-
-use crowd::diag::SourceFile;
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
-use crowd::sim::labels;
-use crowd::trace::csv::CsvWriter;
-use crowd::trace::metrics::evaluate;
-use crowd::trace::read::Recorded;
 
-fn compile(rel: &str) -> Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    let text = std::fs::read_to_string(&path).expect("scenario exists");
-    crowd::compile(&SourceFile::new(rel, text)).unwrap_or_else(|d| panic!("{rel}: {d:?}")).program
-}
-
-/// The expectations that fail, as text.
-fn failures(program: &Program) -> Vec<String> {
-    let mut bytes = Vec::new();
-    let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
-    crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
-    drop(csv);
-    let rec = Recorded::parse(&bytes, program).expect("trace reads back");
-    evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
-}
-
-/// Claims that fail in the scenarios as they are, as `KNOWN_FAILURES` in
-/// `tests/golden_scenarios.rs` lists them: `(scenario, the claim as written)`.
-const KNOWN_FAILURES: [(&str, &str); 2] = [
-    ("fig13_crowd_lanes", "eastbound reaches goal within 95 s"),
-    ("fig13_crowd_lanes", "westbound reaches goal within 95 s"),
-];
+mod scenario_support;
+use scenario_support::{compile, failures, known};
 
 /// The scenario `scenarios/space_colonization/<name>.crowd`, checked to hold
 /// as it is (but for its known failures).
 fn holding(name: &str) -> Program {
-    let program = compile(&format!("scenarios/space_colonization/{name}.crowd"));
-    let known = |f: &String| KNOWN_FAILURES.iter().any(|&(s, c)| s == name && f.starts_with(&format!("FAILS: {c} (")));
-    let failed: Vec<String> = failures(&program).into_iter().filter(|f| !known(f)).collect();
+    let rel = format!("scenarios/space_colonization/{name}.crowd");
+    let program = compile(&rel);
+    let failed: Vec<String> = failures(&program).into_iter().filter(|f| !known(&rel, f)).collect();
     assert!(failed.is_empty(), "{name} itself holds: {failed:?}");
     program
 }

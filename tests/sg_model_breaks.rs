@@ -7,30 +7,10 @@
 //! clearance (narrow_slot) are the executor's, and these tests add no hooks
 //! into it for them.
 
-use std::path::Path;
-
-use crowd::diag::SourceFile;
 use crowd::ir::{Dist, Formation, Program};
-use crowd::sim::labels;
-use crowd::trace::csv::CsvWriter;
-use crowd::trace::metrics::evaluate;
-use crowd::trace::read::Recorded;
 
-fn compile(rel: &str) -> Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    let text = std::fs::read_to_string(&path).expect("scenario exists");
-    crowd::compile(&SourceFile::new(rel, text)).unwrap_or_else(|d| panic!("{rel}: {d:?}")).program
-}
-
-/// The expectations that fail, as text.
-fn failures(program: &Program) -> Vec<String> {
-    let mut bytes = Vec::new();
-    let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
-    crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
-    drop(csv);
-    let rec = Recorded::parse(&bytes, program).expect("trace reads back");
-    evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
-}
+mod scenario_support;
+use scenario_support::{compile, failures};
 
 /// Every team of the program walks in formation `f`, whatever the free space.
 fn fix_formation(program: &mut Program, f: Formation) {
