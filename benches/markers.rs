@@ -30,6 +30,7 @@ fn world(method: MarkerMethod, obstacles: Vec<Shape>) -> World {
             base: Some(MarkerLayer { method, density: DENSITY }),
             overrides: vec![],
             estimated_count: (SIDE * SIDE * DENSITY) as u64,
+            events: vec![],
         },
         ..World::bare(Rect { min: Vec2::ZERO, max: Vec2::splat(SIDE) }, obstacles)
     }

@@ -20,7 +20,12 @@ fn world(bounds: Rect, method: MarkerMethod, density: f64) -> World {
         bounds,
         obstacles: vec![],
         regions: vec![],
-        markers: Markers { base: Some(MarkerLayer { method, density }), overrides: vec![], estimated_count: 0 },
+        markers: Markers {
+            base: Some(MarkerLayer { method, density }),
+            overrides: vec![],
+            estimated_count: 0,
+            events: vec![],
+        },
         shapes: vec![],
         masks: vec![],
     }

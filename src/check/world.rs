@@ -31,6 +31,7 @@ impl Checker {
         let mut bounds: Option<(Option<ir::Rect>, Span)> = None;
         let (mut obstacles, mut regions, mut shapes, mut masks) = (vec![], vec![], vec![], vec![]);
         let mut marker_stmts = vec![];
+        let mut marker_events = vec![];
         // A second world block is an error, but its statements are still read: the
         // names it declares have their indices (see `declare_all`), so they must exist.
         for s in std::iter::once(w).chain(extras).flat_map(|w| &w.stmts) {
@@ -51,6 +52,7 @@ impl Checker {
                 ),
                 ast::WorldStmt::Mask(m) => masks.push(self.mask(m).map(|mask| (mask, m.name.span.clone()))),
                 ast::WorldStmt::Markers(m) => marker_stmts.push(m),
+                ast::WorldStmt::MarkerEvent(e) => marker_events.push(e),
             }
         }
         let Some((bounds, _)) = bounds else {
@@ -92,11 +94,11 @@ impl Checker {
             bounds,
             obstacles: obstacles?,
             regions: regions?,
-            markers: ir::Markers { base: None, overrides: vec![], estimated_count: 0 },
+            markers: ir::Markers { base: None, overrides: vec![], estimated_count: 0, events: vec![] },
             shapes: shapes?,
             masks: masks?,
         };
-        world.markers = self.markers(&marker_stmts, &world)?;
+        world.markers = self.markers(&marker_stmts, &marker_events, &world)?;
         Some(world)
     }
 
@@ -115,7 +117,12 @@ impl Checker {
         Some(ir::Mask { name: m.name.text.clone(), kind, area: area?, spacing: spacing?, width: width? })
     }
 
-    fn markers(&mut self, stmts: &[&ast::MarkersStmt], world: &ir::World) -> Option<ir::Markers> {
+    fn markers(
+        &mut self,
+        stmts: &[&ast::MarkersStmt],
+        events: &[&ast::MarkerEventStmt],
+        world: &ir::World,
+    ) -> Option<ir::Markers> {
         let mut base: Option<(Option<ir::MarkerLayer>, Span)> = None;
         let mut overrides = vec![];
         let mut ok = true;
@@ -199,12 +206,14 @@ impl Checker {
                 }
             }
         }
+        let base = base.and_then(|(b, _)| b);
+        let events = self.marker_events(events, base);
         if !ok {
             return None;
         }
-        let base = base.and_then(|(b, _)| b);
-        if base.is_none() && !overrides.is_empty() {
-            let span = stmts[0].span.clone();
+        let mut events = events?;
+        if base.is_none() && (!overrides.is_empty() || !events.is_empty()) {
+            let span = stmts.first().map_or_else(|| events_span(&events), |s| s.span.clone());
             self.missing(
                 span,
                 "base markers",
@@ -234,9 +243,105 @@ impl Checker {
             );
             return None;
         }
-        Some(ir::Markers { base, overrides, estimated_count: estimate.round() as u64 })
+        // Sprays add markers: the most there can be is every spray on top of the start.
+        let mut total = estimate;
+        for (e, span) in &events {
+            if let ir::MarkerAction::Spray { area, density, .. } = e.action {
+                let sprayed = density * geometry::area(area_shape(world, area));
+                total += sprayed;
+                if total > ir::limits::MAX_MARKERS as f64 {
+                    self.error(
+                        Diagnostic::error(
+                            "E060",
+                            span.clone(),
+                            format!("after this spray the markers would number about {total:.3e}"),
+                        )
+                        .label(format!("{sprayed:.0} markers sprayed on top of {:.0}", total - sprayed))
+                        .help(format!(
+                            "at most {} markers fit in memory over the whole run: lower the density or spray a smaller area",
+                            ir::limits::MAX_MARKERS
+                        )),
+                    );
+                    return None;
+                }
+            }
+        }
+        // By time; ties in the order written.
+        events.sort_by(|a, b| a.0.at.total_cmp(&b.0.at));
+        let events = events.into_iter().map(|(e, _)| e).collect();
+        Some(ir::Markers { base, overrides, estimated_count: estimate.round() as u64, events })
     }
 
+    /// The timed marker events, each with its span (`None` when one is wrong).
+    fn marker_events(
+        &mut self,
+        stmts: &[&ast::MarkerEventStmt],
+        base: Option<ir::MarkerLayer>,
+    ) -> Option<Vec<(ir::MarkerEvent, Span)>> {
+        let mut out = vec![];
+        let mut ok = true;
+        for e in stmts {
+            let at = self.time_in_run(&e.at, "marker event time");
+            let action = match &e.action {
+                ast::MarkerEventKind::Spray { area, density, weight } => {
+                    let area = self.marker_area(area);
+                    let d = density
+                        .as_ref()
+                        .map(|d| self.si_in(d, Dim::Density, 0.0, f64::INFINITY, true, "marker density"));
+                    let w =
+                        weight.as_ref().map(|w| self.si_in(w, Dim::Number, 0.0, f64::INFINITY, true, "marker weight"));
+                    let density = match d {
+                        Some(d) => d,
+                        // Without a base layer the missing base is the error (below).
+                        None => Some(base.map_or(1.0, |b| b.density)),
+                    };
+                    match (area, density, w) {
+                        (Some(area), Some(density), None) => {
+                            Some(ir::MarkerAction::Spray { area, density, weight: None })
+                        }
+                        (Some(area), Some(density), Some(Some(w))) => {
+                            Some(ir::MarkerAction::Spray { area, density, weight: Some(w) })
+                        }
+                        _ => None,
+                    }
+                }
+                ast::MarkerEventKind::Erase { area: None } => Some(ir::MarkerAction::Erase { area: None }),
+                ast::MarkerEventKind::Erase { area: Some(name) } => {
+                    self.marker_area(name).map(|a| ir::MarkerAction::Erase { area: Some(a) })
+                }
+            };
+            match (at, action) {
+                (Some(at), Some(action)) => out.push((ir::MarkerEvent { at, action }, e.span.clone())),
+                _ => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// A region or target shape markers go in.
+    fn marker_area(&mut self, name: &ast::Name) -> Option<ir::MarkerArea> {
+        let decl = self.resolve(name, &[Kind::Region, Kind::Shape])?;
+        Some(if decl.kind == Kind::Region {
+            ir::MarkerArea::Region(ir::RegionId(decl.index))
+        } else {
+            ir::MarkerArea::Shape(ir::ShapeId(decl.index))
+        })
+    }
+}
+
+/// The span of the first event (for a missing base layer).
+fn events_span(events: &[(ir::MarkerEvent, Span)]) -> Span {
+    events.first().map_or(0..0, |e| e.1.clone())
+}
+
+fn area_shape(world: &ir::World, area: ir::MarkerArea) -> &ir::Shape {
+    match area {
+        ir::MarkerArea::Region(r) => &world.regions[r.index()].shape,
+        ir::MarkerArea::Shape(s) => &world.shapes[s.index()].shape,
+    }
+}
+
+impl Checker {
     /// Spaces in declaration order (parents before children), and their objects.
     pub(super) fn spaces(&mut self, file: &ast::File) -> (Vec<ir::Space>, Vec<ir::Object>) {
         let mut spaces = vec![];

@@ -143,7 +143,7 @@ impl World {
                 .map(|(i, shape)| Obstacle { name: format!("o{i}"), shape })
                 .collect(),
             regions: vec![],
-            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
+            markers: Markers { base: None, overrides: vec![], estimated_count: 0, events: vec![] },
             shapes: vec![],
             masks: vec![],
         }
@@ -178,6 +178,28 @@ pub struct Markers {
     pub overrides: Vec<MarkerOverride>,
     /// Estimated total marker count over walkable space (checked against limits).
     pub estimated_count: u64,
+    /// Markers sprayed and erased during the run, by time (ties: in the
+    /// order written). The estimate above counts the markers at the start;
+    /// the checker bounds it plus every spray's estimate.
+    pub events: Vec<MarkerEvent>,
+}
+
+/// A change to the markers during a run (Rodrigues et al. 2010, Fig 9, Sec 6.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkerEvent {
+    /// When it happens, s: at the first step whose time is within half a step of it.
+    pub at: f64,
+    pub action: MarkerAction,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MarkerAction {
+    /// New markers over the area at `density` (markers per m²), drawn with
+    /// the base layer's method, added to those already there; `weight` for
+    /// the new ones (else the weight the world gives that place).
+    Spray { area: MarkerArea, density: f64, weight: Option<f64> },
+    /// Removes the markers inside the area, or every marker (`None`).
+    Erase { area: Option<MarkerArea> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

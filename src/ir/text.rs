@@ -22,6 +22,7 @@ pub fn to_text(p: &Program) -> String {
     line("world.markers.base".into(), &p.world.markers.base);
     list(&mut line, "world.markers.override", &p.world.markers.overrides);
     line("world.markers.estimated_count".into(), &p.world.markers.estimated_count);
+    list(&mut line, "world.markers.event", &p.world.markers.events);
     list(&mut line, "world.shape", &p.world.shapes);
     list(&mut line, "world.mask", &p.world.masks);
     list(&mut line, "space", &p.spaces);

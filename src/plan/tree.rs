@@ -458,6 +458,17 @@ impl Tree {
         })
     }
 
+    /// The markers changed during the run (sprayed or erased): the
+    /// remembered sets name markers by ids that are gone, and a dry node may
+    /// have markers now, so every set is dropped and every node may grow
+    /// again; the next growth queries the index for all of them.
+    pub fn forget_markers(&mut self) {
+        self.memo = Memo::default();
+        for node in &mut self.nodes {
+            node.exhausted = false;
+        }
+    }
+
     /// Adds a child of `parent` at `pos` (a sidestep the executor chose), returning its index.
     pub fn push_child(&mut self, parent: u32, pos: Vec2) -> u32 {
         self.nodes.push(Node { pos, parent, exhausted: false });

@@ -305,6 +305,10 @@ pub struct Simulation<'p> {
     workers: workers::Workers,
     times: PhaseTimes,
     agent_steps: u64,
+    /// The markers' index cell (see [`Markers::into_cell_order`]).
+    marker_cell: f64,
+    /// The world's next marker event (`program.world.markers.events`).
+    next_marker_event: usize,
 }
 
 impl<'p> Simulation<'p> {
@@ -315,8 +319,8 @@ impl<'p> Simulation<'p> {
         let min_distance = models::min_distance(program);
         // Cells as small as the smallest query radius: the queries visit few markers they then reject.
         let reach = Models::marker_reach(program).unwrap_or(MIN_MARKER_CELL);
-        let (markers, marker_grid) =
-            markers::generate(&program.world, seed).into_cell_order(reach.max(MIN_MARKER_CELL));
+        let marker_cell = reach.max(MIN_MARKER_CELL);
+        let (markers, marker_grid) = markers::generate(&program.world, seed).into_cell_order(marker_cell);
         let header = &program.header;
         let clock = Clock::new(header.dt);
         let max_radius = program.populations.iter().map(|p| upper_bound(&p.radius)).fold(0.0, f64::max);
@@ -423,6 +427,8 @@ impl<'p> Simulation<'p> {
             workers: workers::Workers::default(),
             times: PhaseTimes::default(),
             agent_steps: 0,
+            marker_cell,
+            next_marker_event: 0,
         };
         sim.plan_teams();
         Ok(sim)
@@ -474,6 +480,7 @@ impl<'p> Simulation<'p> {
             self.start(recorder)?;
         }
         let t = self.time(self.step);
+        self.timed(|s| &mut s.times.act, |s| s.marker_events(t))?;
         self.agent_steps += self.scene.agents.len() as u64;
         self.timed(|s| &mut s.times.act, |s| s.act(t))?;
         self.step += 1;
@@ -521,6 +528,26 @@ impl<'p> Simulation<'p> {
     fn retain_agents(&mut self, keep: &[bool]) {
         self.scene.agents.retain(keep);
         retain(&mut self.drives, keep);
+    }
+
+    /// Phase 3a, before the agents' pass at time `t`: the world's marker
+    /// events due by then (within half a step), in order. Each makes the
+    /// markers and their index again, and the models follow (see
+    /// [`markers::Markers::apply_event`]).
+    fn marker_events(&mut self, t: f64) -> Result<(), SimError> {
+        let events = &self.scene.program.world.markers.events;
+        let half = self.scene.clock.dt / 2.0;
+        while self.next_marker_event < events.len() && events[self.next_marker_event].at <= t + half {
+            let k = self.next_marker_event;
+            self.next_marker_event += 1;
+            let world = &self.scene.program.world;
+            let old = std::mem::replace(&mut self.scene.markers, markers::Markers::none(world.bounds));
+            let (markers, grid, change) = old.apply_event(world, self.scene.seed, k, self.marker_cell);
+            self.scene.markers = markers;
+            self.scene.marker_grid = grid;
+            self.models.markers_changed(&self.scene, &mut self.drives, &change);
+        }
+        Ok(())
     }
 
     /// Phase 2: rebuild the spatial index, let the models perceive, and find

@@ -21,6 +21,7 @@ use super::scene::Scene;
 use super::workers::Workers;
 use crate::ir::{Action, Behaviour, Program, Vec2};
 use crate::rng::Draws;
+use crate::world::markers::Change;
 
 /// What the read-only part of deciding found for one agent.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,6 +123,11 @@ pub(crate) trait Model: Sized + Sync {
 
     /// Sequential, id order: agent `i` leaves the model (a new mode, or it is removed).
     fn stop(&mut self, _scene: &Scene, _i: usize, _walker: &mut Self::Walker) {}
+
+    /// Sequential, before the step's stages: a marker event changed
+    /// `scene.markers` and their index; `change` says which old marker id
+    /// became which. Tables and caches by marker id must follow.
+    fn markers_changed<D: Holds<Self::Walker>>(&mut self, _scene: &Scene, _drives: &mut [D], _change: &Change) {}
 
     /// Sequential, once the spatial index is rebuilt.
     fn perceive(&mut self, _scene: &Scene) {}

@@ -96,6 +96,7 @@ pub enum WorldStmt {
     Obstacle { name: Name, shape: Shape },
     Region { name: Name, shape: Shape },
     Markers(MarkersStmt),
+    MarkerEvent(MarkerEventStmt),
     Shape { name: Name, shape: Shape },
     Mask(MaskStmt),
 }
@@ -107,6 +108,28 @@ pub struct MarkersStmt {
     pub density: Option<Quantity>,
     pub weight: Option<Quantity>,
     pub span: Span,
+}
+
+/// `at T spray markers in NAME [[density] D] [weight W]`, `at T erase markers in NAME`,
+/// `at T erase all markers`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkerEventStmt {
+    pub at: Quantity,
+    pub action: MarkerEventKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MarkerEventKind {
+    Spray {
+        area: Name,
+        density: Option<Quantity>,
+        weight: Option<Quantity>,
+    },
+    /// `None`: every marker.
+    Erase {
+        area: Option<Name>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -203,6 +203,29 @@ impl Builder {
                 }
                 WorldStmt::Markers(m)
             }
+            Rule::marker_event => {
+                let mut p = pair.into_inner();
+                let _ = p.next(); // `at`
+                let at = self.quantity(p.next().expect("event time"));
+                let what = p.next().expect("spray or erase");
+                let action = if what.as_rule() == Rule::spray {
+                    let (mut area, mut density, mut weight, mut after_weight) = (None, None, None, false);
+                    for q in what.into_inner() {
+                        match q.as_rule() {
+                            Rule::ident => area = Some(self.name(q)),
+                            Rule::k_weight => after_weight = true,
+                            Rule::quantity if after_weight => weight = Some(self.quantity(q)),
+                            Rule::quantity => density = Some(self.quantity(q)),
+                            _ => {}
+                        }
+                    }
+                    MarkerEventKind::Spray { area: area.expect("spray area"), density, weight }
+                } else {
+                    let area = what.into_inner().find(|q| q.as_rule() == Rule::ident).map(|q| self.name(q));
+                    MarkerEventKind::Erase { area }
+                };
+                WorldStmt::MarkerEvent(MarkerEventStmt { at, action, span })
+            }
             Rule::mask => {
                 let p = parts(pair);
                 WorldStmt::Mask(MaskStmt {

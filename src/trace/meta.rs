@@ -177,7 +177,7 @@ mod tests {
                 shape: Shape::Rect(Rect { min: Vec2::new(12.0, 4.0), max: Vec2::new(14.0, 16.0) }),
             }],
             regions: vec![],
-            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
+            markers: Markers { base: None, overrides: vec![], estimated_count: 0, events: vec![] },
             shapes: vec![],
             masks: vec![],
         };

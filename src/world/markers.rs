@@ -29,7 +29,9 @@ use std::f64::consts::SQRT_2;
 
 use rayon::prelude::*;
 
-use crate::ir::{self, MarkerArea, MarkerMethod, Mask, MaskId, MaskKind, Rect, Shape, ShapeId, Vec2, World, NONE};
+use crate::ir::{
+    self, MarkerAction, MarkerArea, MarkerMethod, Mask, MaskId, MaskKind, Rect, Shape, ShapeId, Vec2, World, NONE,
+};
 use crate::rng::{self, Entity, Purpose, Stream};
 use crate::world::geometry::{self, bounding_box, contains, signed_distance};
 use crate::world::grid::Grid;
@@ -110,7 +112,7 @@ pub fn generate(world: &World, seed: u64) -> Markers {
         return markers;
     };
     let space = Space::new(world);
-    let mut layers = vec![Layer { id: 0, density: base.density, rect: world.bounds, area: None }];
+    let mut layers = vec![Layer { id: 0, density: base.density, rect: world.bounds, area: None, spray: None }];
     for (i, o) in overrides.iter().enumerate() {
         let Some(density) = o.density else { continue };
         let area = space.areas[i];
@@ -119,7 +121,7 @@ pub fn generate(world: &World, seed: u64) -> Markers {
             continue;
         }
         if let Some(rect) = intersection(bounding_box(area), world.bounds) {
-            layers.push(Layer { id: i as u32 + 1, density, rect, area: Some(area) });
+            layers.push(Layer { id: i as u32 + 1, density, rect, area: Some(area), spray: None });
         }
     }
     let spacing = |d: f64| match base.method {
@@ -163,6 +165,24 @@ pub fn generate(world: &World, seed: u64) -> Markers {
 }
 
 impl Markers {
+    /// No markers, over `bounds`.
+    pub fn none(bounds: Rect) -> Markers {
+        Markers {
+            positions: Vec::new(),
+            weights: Vec::new(),
+            layers: Vec::new(),
+            shapes: Vec::new(),
+            masks: Vec::new(),
+            bounds,
+            method: None,
+            spacing: Vec::new(),
+            shape_start: vec![0],
+            shape_items: Vec::new(),
+            mask_start: vec![0],
+            mask_items: Vec::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.positions.len()
     }
@@ -223,7 +243,13 @@ impl Markers {
     /// index's memory, and the ids of one cell are consecutive, so queries
     /// and per-marker tables read memory in sequence. Within a cell the old
     /// order is kept: every query visits the same markers in the same order.
-    pub fn into_cell_order(mut self, cell: f64) -> (Markers, Grid) {
+    pub fn into_cell_order(self, cell: f64) -> (Markers, Grid) {
+        let (markers, grid, _) = self.into_cell_order_renumbered(cell);
+        (markers, grid)
+    }
+
+    /// [`Markers::into_cell_order`], with each marker's new id by its old id.
+    fn into_cell_order_renumbered(mut self, cell: f64) -> (Markers, Grid, Vec<u32>) {
         let mut grid = self.index(cell);
         let order = grid.order();
         let mut new_id = vec![0u32; order.len()];
@@ -246,7 +272,94 @@ impl Markers {
             }
         }
         grid.renumber_in_order();
-        (self, grid)
+        (self, grid, new_id)
+    }
+
+    /// Applies marker event `k` of `world` (`Program` order) during a run
+    /// with seed `seed`, and renumbers the markers in the cell order of a new
+    /// index with cells at least `cell` wide (see [`Markers::into_cell_order`]).
+    ///
+    /// An erase removes the markers inside its area (all of them without
+    /// one). A spray adds a layer over its area, walkable space only, drawn
+    /// with the base method at the spray's density from its own streams
+    /// (`Purpose::SprayedMarkers`, population = `k`), on top of the markers
+    /// there: within the spray dart throwing keeps its spacing, not against
+    /// older markers (the paper: "users can spray again in the same
+    /// space"). New markers take the spray's weight, else the weight the
+    /// world's overrides give their place; the others keep theirs. Shape and
+    /// mask tags are made again. Markers that stay keep their order relative
+    /// to each other within a cell of the index, new ones come after them.
+    pub fn apply_event(self, world: &World, seed: u64, k: usize, cell: f64) -> (Markers, Grid, Change) {
+        let event = &world.markers.events[k];
+        let space = Space::new(world);
+        let old = self.len();
+        let mut kept = Vec::with_capacity(old);
+        let mut erased = Vec::new();
+        match event.action {
+            MarkerAction::Erase { area } => {
+                let area = area.map(|a| area_shape(world, a));
+                for (m, &p) in self.positions.iter().enumerate() {
+                    if area.map_or(true, |a| contains(a, p)) {
+                        erased.push(p);
+                    } else {
+                        kept.push(m);
+                    }
+                }
+            }
+            MarkerAction::Spray { .. } => kept.extend(0..old),
+        }
+        let mut next = Markers {
+            positions: kept.iter().map(|&m| self.positions[m]).collect(),
+            weights: kept.iter().map(|&m| self.weights[m]).collect(),
+            layers: kept.iter().map(|&m| self.layers[m]).collect(),
+            shapes: Vec::new(),
+            masks: Vec::new(),
+            bounds: self.bounds,
+            method: self.method,
+            spacing: self.spacing,
+            shape_start: Vec::new(),
+            shape_items: Vec::new(),
+            mask_start: Vec::new(),
+            mask_items: Vec::new(),
+        };
+        let mut sprayed = None;
+        if let MarkerAction::Spray { area, density, weight } = event.action {
+            let shape = area_shape(world, area);
+            let method = self.method.unwrap_or(MarkerMethod::DartThrowing);
+            let id = (world.markers.overrides.len() + 1 + k) as u32;
+            let s = match method {
+                MarkerMethod::DartThrowing => (DART_PACKING / density).sqrt(),
+                MarkerMethod::JitteredGrid => 1.0 / density.sqrt(),
+            };
+            if next.spacing.len() <= id as usize {
+                next.spacing.resize(id as usize + 1, 0.0);
+            }
+            next.spacing[id as usize] = s;
+            let rect = intersection(bounding_box(shape), world.bounds).filter(|_| geometry::area(shape) > 0.0);
+            if let Some(rect) = rect {
+                let layer = Layer { id, density, rect, area: Some(shape), spray: Some(k as u32) };
+                let points = match method {
+                    MarkerMethod::DartThrowing => dart_layer(&space, &layer, s, seed),
+                    MarkerMethod::JitteredGrid => jittered_layer(&space, &layer, s, seed),
+                };
+                sprayed = Some((next.positions.len(), weight));
+                next.layers.resize(next.layers.len() + points.len(), id);
+                next.positions.extend(points);
+            }
+        }
+        let survivors = std::mem::take(&mut next.weights);
+        tag(world, &space, &mut next);
+        next.weights[..survivors.len()].copy_from_slice(&survivors);
+        if let Some((first, Some(w))) = sprayed {
+            next.weights[first..].fill(w);
+        }
+        let added = next.len() - kept.len();
+        let (next, grid, new_id) = next.into_cell_order_renumbered(cell);
+        let mut remap = vec![NONE; old];
+        for (j, &m) in kept.iter().enumerate() {
+            remap[m] = new_id[j];
+        }
+        (next, grid, Change { remap, erased, added })
     }
 
     /// A spatial index of the markers over the bounds, with cells at least
@@ -302,6 +415,17 @@ impl Markers {
     }
 }
 
+/// What a marker event changed (see [`Markers::apply_event`]).
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    /// By old marker id: its new id, or [`NONE`] when it was erased.
+    pub remap: Vec<u32>,
+    /// Where the erased markers stood.
+    pub erased: Vec<Vec2>,
+    /// How many markers were sprayed.
+    pub added: usize,
+}
+
 /// Whether `p` lies on a mask's lines: inside its rectangle and within
 /// `width / 2` of a line (rows at `min.y + k·spacing`, columns at
 /// `min.x + k·spacing`; space colonization Fig 7).
@@ -329,6 +453,10 @@ struct Layer<'a> {
     density: f64,
     rect: Rect,
     area: Option<&'a Shape>,
+    /// A spray during the run (the index of its event): its markers go
+    /// anywhere walkable in its area, over those already there, and draw
+    /// from their own streams.
+    spray: Option<u32>,
 }
 
 /// The geometry every layer is generated against.
@@ -362,8 +490,12 @@ impl<'a> Space<'a> {
 
     /// Whether a marker of layer `layer` may stand at `p`.
     #[inline]
-    fn accepts(&self, layer: u32, p: Vec2) -> bool {
-        self.bounds.contains(p) && self.walk.obstacle_at(p).is_none() && self.owner(p) == layer
+    fn accepts(&self, layer: &Layer, p: Vec2) -> bool {
+        let mine = match (layer.spray, layer.area) {
+            (Some(_), Some(area)) => contains(area, p),
+            _ => self.owner(p) == layer.id,
+        };
+        self.bounds.contains(p) && self.walk.obstacle_at(p).is_none() && mine
     }
 
     /// Whether no point of `rect` can hold a marker of `layer`: it lies
@@ -380,7 +512,12 @@ impl<'a> Space<'a> {
         if self.walk.near(c).iter().any(|&o| signed_distance(&obstacles[o as usize], c) < -h) {
             return true;
         }
-        self.density_index.near(c).iter().any(|&i| i + 1 > layer.id && signed_distance(self.areas[i as usize], c) < -h)
+        layer.spray.is_none()
+            && self
+                .density_index
+                .near(c)
+                .iter()
+                .any(|&i| i + 1 > layer.id && signed_distance(self.areas[i as usize], c) < -h)
     }
 }
 
@@ -396,8 +533,13 @@ fn intersection(a: Rect, b: Rect) -> Option<Rect> {
     (r.min.x < r.max.x && r.min.y < r.max.y).then_some(r)
 }
 
-fn layer_stream(seed: u64, layer: u32, tile: usize) -> Stream {
-    rng::stream(seed, Purpose::Markers, Entity { population: u64::from(layer), index: tile as u32 }, 0)
+fn layer_stream(seed: u64, layer: &Layer, tile: usize) -> Stream {
+    match layer.spray {
+        Some(k) => {
+            rng::stream(seed, Purpose::SprayedMarkers, Entity { population: u64::from(k), index: tile as u32 }, 0)
+        }
+        None => rng::stream(seed, Purpose::Markers, Entity { population: u64::from(layer.id), index: tile as u32 }, 0),
+    }
 }
 
 /// The cells of a layer's background grid, and how they are tiled.
@@ -605,7 +747,7 @@ impl<'s, 'a> DartTile<'s, 'a> {
             grid,
             points: Vec::with_capacity((expected * 1.1) as usize + 8),
             hint: Vec2::splat(f64::NAN),
-            stream: layer_stream(seed, layer.id, t),
+            stream: layer_stream(seed, layer, t),
         }
     }
 
@@ -736,7 +878,7 @@ impl<'s, 'a> DartTile<'s, 'a> {
                 return Dart::Conflict;
             }
         }
-        if !self.space.accepts(self.layer.id, p) {
+        if !self.space.accepts(self.layer, p) {
             return Dart::Refused;
         }
         self.grid[at] = p;
@@ -764,12 +906,12 @@ fn jittered_layer(space: &Space, layer: &Layer, s: f64, seed: u64) -> Vec<Vec2> 
             let (x0, x1, y0, y1) = tiling.cells(t);
             let expected = ((x1 - x0) * (y1 - y0)) as f64;
             let mut points = Vec::with_capacity(expected as usize);
-            let mut stream = layer_stream(seed, layer.id, t);
+            let mut stream = layer_stream(seed, layer, t);
             for cy in y0..y1 {
                 for cx in x0..x1 {
                     let (u, v) = (stream.unit(), stream.unit());
                     let p = tiling.min + Vec2::new(cx as f64 + u, cy as f64 + v) * s;
-                    if space.accepts(layer.id, p) {
+                    if space.accepts(layer, p) {
                         points.push(p);
                     }
                 }
@@ -941,7 +1083,12 @@ mod tests {
             bounds,
             obstacles: vec![],
             regions: vec![],
-            markers: MarkerDecl { base: Some(MarkerLayer { method, density }), overrides: vec![], estimated_count: 0 },
+            markers: MarkerDecl {
+                base: Some(MarkerLayer { method, density }),
+                overrides: vec![],
+                estimated_count: 0,
+                events: vec![],
+            },
             shapes: vec![],
             masks: vec![],
         }
@@ -989,12 +1136,13 @@ mod tests {
             weight: None,
         });
         let space = Space::new(&w);
-        let base = Layer { id: 0, density: 1.0, rect: w.bounds, area: None };
+        let base = Layer { id: 0, density: 1.0, rect: w.bounds, area: None, spray: None };
         assert!(space.void(&base, rect(20.0, 20.0, 30.0, 30.0)));
         assert!(!space.void(&base, rect(55.0, 20.0, 65.0, 30.0)));
         // The base layer has nothing inside the later override.
         assert!(space.void(&base, rect(79.0, 79.0, 81.0, 81.0)));
-        let pen = Layer { id: 1, density: 2.0, rect: rect(75.0, 75.0, 85.0, 85.0), area: Some(space.areas[0]) };
+        let pen =
+            Layer { id: 1, density: 2.0, rect: rect(75.0, 75.0, 85.0, 85.0), area: Some(space.areas[0]), spray: None };
         assert!(space.void(&pen, rect(75.0, 75.0, 76.0, 76.0)));
         assert!(!space.void(&pen, rect(79.0, 79.0, 81.0, 81.0)));
     }
@@ -1003,7 +1151,7 @@ mod tests {
     fn the_uncovered_leaves_hold_all_the_free_space_of_a_cell() {
         let w = world(rect(0.0, 0.0, 6.0, 6.0), MarkerMethod::DartThrowing, 20.0);
         let space = Space::new(&w);
-        let layer = Layer { id: 0, density: 20.0, rect: w.bounds, area: None };
+        let layer = Layer { id: 0, density: 20.0, rect: w.bounds, area: None, spray: None };
         let r = 0.3;
         let tiling = Tiling::new(w.bounds, r / SQRT_2, DART_TILE);
         assert_eq!(tiling.tiles(), 1);

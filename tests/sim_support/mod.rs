@@ -72,7 +72,7 @@ pub fn program(bounds: Rect, duration: f64) -> Program {
             bounds,
             obstacles: vec![],
             regions: vec![],
-            markers: Markers { base: None, overrides: vec![], estimated_count: 0 },
+            markers: Markers { base: None, overrides: vec![], estimated_count: 0, events: vec![] },
             shapes: vec![],
             masks: vec![],
         },

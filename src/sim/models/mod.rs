@@ -20,6 +20,7 @@ use super::stage::{Holds, Model, Own, Plan};
 use super::workers::Workers;
 use crate::ir::{Action, Behaviour, Program};
 use crate::rng::Draws;
+use crate::world::markers::Change;
 
 /// An agent's own state, the only state of another agent's that no stage
 /// reads: the streams it has drawn, by purpose, over its life, and the model
@@ -187,6 +188,12 @@ macro_rules! models {
                         self.engage(scene, i, how, drive);
                     }
                 }
+            }
+
+            /// Every model follows a change of the markers.
+            pub fn markers_changed(&mut self, scene: &Scene, drives: &mut [Drive], change: &Change) {
+                self.$dfield.markers_changed(scene, drives, change);
+                $( self.$field.markers_changed(scene, drives, change); )*
             }
 
             /// The perceive stage of every model.

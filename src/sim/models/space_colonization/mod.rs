@@ -17,6 +17,7 @@ mod direct;
 mod reserve;
 mod walk;
 
+use crate::ir::limits;
 use crate::ir::params::SpaceColonization as Params;
 use crate::ir::{Action, MaskId, PlannerKind, Program, ShapeId, Subject, Vec2};
 use crate::plan::tree::{Lure, Tree, TreeParams, NO_NODE};
@@ -24,6 +25,8 @@ use crate::rng::Draws;
 use crate::sim::sample::upper_bound;
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Holds, Model, Own, Plan};
+use crate::world::grid::Grid;
+use crate::world::markers::Change;
 
 use reserve::{Tables, Walks};
 use walk::{Growth, Rules, Walk};
@@ -154,6 +157,22 @@ impl Model for SpaceColonization {
 
     fn stop(&mut self, scene: &Scene, i: usize, walker: &mut Walker) {
         self.tables.release(scene.agents.id[i], &mut walker.walk);
+    }
+
+    fn markers_changed<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &mut [D], change: &Change) {
+        self.tables.remap(&change.remap, scene.markers.len());
+        // A node stood on an erased marker when its action region held one.
+        let reach = self.growth.tree.action_radius.max(self.growth.reserve_radius());
+        let erased = (!change.erased.is_empty()).then(|| {
+            let mut grid = Grid::new(scene.markers.bounds(), reach.max(0.25), limits::MAX_GRID_CELLS);
+            grid.rebuild(&change.erased);
+            grid
+        });
+        for d in drives.iter_mut() {
+            if let Some(w) = d.walker_mut() {
+                w.walk.markers_changed(&change.remap, erased.as_ref(), reach);
+            }
+        }
     }
 
     fn perceive(&mut self, scene: &Scene) {

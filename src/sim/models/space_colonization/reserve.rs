@@ -68,6 +68,24 @@ impl Tables {
         }
     }
 
+    /// The markers changed: entries follow `remap` (old id to new, `NONE`
+    /// when erased) into tables for `markers` markers.
+    pub fn remap(&mut self, remap: &[u32], markers: usize) {
+        for table in [&mut self.held, &mut self.claimed] {
+            if table.is_empty() {
+                continue;
+            }
+            let mut next = vec![NONE; markers];
+            for (old, &holder) in table.iter().enumerate() {
+                match remap.get(old) {
+                    Some(&m) if m != NONE => next[m as usize] = holder,
+                    _ => {}
+                }
+            }
+            *table = next;
+        }
+    }
+
     /// Gives back every marker the agent with `id` holds or claims.
     pub fn release(&mut self, id: u32, walk: &mut Walk) {
         for list in [&mut walk.held_at, &mut walk.held_next, &mut walk.claimed] {

@@ -127,6 +127,39 @@ impl Walk {
         (!self.granted && self.next != NO_NODE && (self.next as usize) < tree.len()).then(|| tree.pos(self.next))
     }
 
+    /// The markers changed (a marker event): the marker ids it keeps follow
+    /// `remap` (old id to new, `NONE` when erased), the cached node markers
+    /// and the tree's sets are dropped, and when a node ahead of the one
+    /// walked from has an erased marker within `reach` (`erased`: their
+    /// index), everything ahead is cut so the tree regrows at once over the
+    /// markers there are now ("when markers are removed, agents immediately
+    /// adjust their paths", Sec 6.1). Whether the tree was cut.
+    pub fn markers_changed(&mut self, remap: &[u32], erased: Option<&Grid>, reach: f64) -> bool {
+        for list in [&mut self.held_at, &mut self.held_next, &mut self.claimed] {
+            list.retain_mut(|m| {
+                *m = remap.get(*m as usize).copied().unwrap_or(NONE);
+                *m != NONE
+            });
+        }
+        self.at_markers = NodeMarkers::default();
+        self.next_markers = NodeMarkers::default();
+        let Some(tree) = &mut self.tree else { return false };
+        tree.forget_markers();
+        let (Some(erased), true) = (erased, (self.at as usize) < tree.len()) else { return false };
+        let ahead = tree.subtree(self.at);
+        let r2 = reach * reach;
+        let hit = (self.at as usize + 1..tree.len()).any(|n| {
+            let p = tree.pos(n as u32);
+            let mut near = false;
+            erased.for_each_near(p, reach, |_, q| near |= q.distance_squared(p) <= r2);
+            ahead[n] && near
+        });
+        if hit {
+            self.cut_ahead();
+        }
+        hit
+    }
+
     /// Branch death: everything ahead of the node walked from is cut, and the
     /// tree regrows from there.
     fn cut_ahead(&mut self) {
