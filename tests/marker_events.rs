@@ -2,37 +2,12 @@
 //! Sec 6.1): the Fig 9 scenario's expectations hold because of its events,
 //! and fail when the events are taken out of the compiled program.
 
-use std::path::Path;
+use crowd::ir::MarkerAction;
 
-use crowd::diag::SourceFile;
-use crowd::ir::{MarkerAction, Program};
-use crowd::sim::labels;
-use crowd::trace::csv::CsvWriter;
-use crowd::trace::metrics::evaluate;
-use crowd::trace::read::Recorded;
+mod scenario_support;
+use scenario_support::{compile, failures, trace};
 
 const FIG9: &str = "scenarios/space_colonization/fig09_spray_erase.crowd";
-
-fn compile(rel: &str) -> Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    let text = std::fs::read_to_string(&path).expect("scenario exists");
-    crowd::compile(&SourceFile::new(rel, text)).unwrap_or_else(|d| panic!("{rel}: {d:?}")).program
-}
-
-fn trace(program: &Program) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
-    crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
-    drop(csv);
-    bytes
-}
-
-/// The expectations that fail, as text.
-fn failures(program: &Program) -> Vec<String> {
-    let bytes = trace(program);
-    let rec = Recorded::parse(&bytes, program).expect("trace reads back");
-    evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
-}
 
 #[test]
 fn fig9_holds_with_its_marker_events() {

@@ -29,12 +29,18 @@ pub fn compile(rel: &str) -> Program {
     crowd::compile(&SourceFile::new(rel, text)).unwrap_or_else(|d| panic!("{rel}: {d:?}")).program
 }
 
-/// The expectations that fail, as `crowd test` prints them.
-pub fn failures(program: &Program) -> Vec<String> {
+/// The trace of a run of `program` at its own seed.
+pub fn trace(program: &Program) -> Vec<u8> {
     let mut bytes = Vec::new();
     let mut csv = CsvWriter::new(&mut bytes, &labels(program), &program.output.columns, None).expect("header");
     crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("runs");
     drop(csv);
+    bytes
+}
+
+/// The expectations that fail, as `crowd test` prints them.
+pub fn failures(program: &Program) -> Vec<String> {
+    let bytes = trace(program);
     let rec = Recorded::parse(&bytes, program).expect("trace reads back");
     evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
 }
