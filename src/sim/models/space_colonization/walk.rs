@@ -160,6 +160,12 @@ impl Walk {
         hit
     }
 
+    /// A new tree where the agent stands, aimed at `point`.
+    fn restart(&mut self, pos: Vec2, point: Vec2) {
+        self.tree = Some(Tree::new(pos));
+        (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
+    }
+
     /// Branch death: everything ahead of the node walked from is cut, and the
     /// tree regrows from there.
     fn cut_ahead(&mut self) {
@@ -313,11 +319,8 @@ impl Growth {
                     if disjoint && !approach_is_own(scene, claimed, id, pos, g, params.action_radius) {
                         // Surround: the last leg would close in through another
                         // pursuer's markers, from its side: grow on round the target.
-                        let at = walk.at;
-                        tree.prune_at(at, NO_NODE, &mut [&mut walk.at]);
-                        tree.iterations = 0;
-                        walk.done = false;
-                        return Plan::walk_to(tree.pos(walk.at));
+                        walk.cut_ahead();
+                        return Plan::walk_to(walk.tree.as_ref().map_or(pos, |t| t.pos(walk.at)));
                     }
                     Plan::walk_to(g)
                 }
@@ -330,9 +333,7 @@ impl Growth {
                     if tree.iterations >= self.max_iterations || dry && tree.iterations > 0 {
                         // Start over where the agent stands.
                         walk.starved_steps += 1;
-                        *tree = Tree::new(pos);
-                        walk.at = 0;
-                        walk.aimed = point;
+                        walk.restart(pos, point);
                     }
                     still
                 }
@@ -357,8 +358,7 @@ impl Growth {
         }
         if !reserve && walk.progress.stalls(node, pos.distance(node), beta, scene.clock.dt) {
             // Blocked short of the node: a path from here goes round what blocks it.
-            *tree = Tree::new(pos);
-            (walk.at, walk.next, walk.done, walk.aimed) = (0, NO_NODE, false, point);
+            walk.restart(pos, point);
             return still;
         }
         Plan { enforce: !reserve, ..Plan::walk_to(node) }
@@ -377,8 +377,8 @@ impl Progress {
         if f64::from(self.stalled) * dt < STALL_PATIENCE {
             return false;
         }
-        self.stalled = 0;
-        self.toward = Vec2::splat(f64::NAN);
+        // The next walk, to whatever node, starts its own count.
+        (self.closest, self.stalled) = (f64::INFINITY, 0);
         true
     }
 }
