@@ -37,6 +37,8 @@ pub(super) struct Sweeps {
     worst: Vec<f64>,
     /// The sweep that last listed an agent in `visit`.
     listed: Vec<u32>,
+    /// The agents the last sweep pushed.
+    pushed: Vec<usize>,
     /// Indexes the positions being pushed (the scene's grid indexes the snapshot).
     grid: Option<Grid>,
 }
@@ -53,7 +55,7 @@ pub(super) fn enforce(
     let n = next.len();
     let t_min = scene.min_distance;
     let reach = t_min.max(2.0 * scene.max_radius);
-    let Sweeps { visit, push, worst, listed, grid } = buf;
+    let Sweeps { visit, push, worst, listed, pushed, grid } = buf;
     visit.clear();
     visit.extend((0..n).filter(|&i| takes_part[i]));
     if visit.len() < 2 {
@@ -97,10 +99,10 @@ pub(super) fn enforce(
             drift = 0.0;
         }
         // The next sweep visits the pushed agents and whoever they may now touch.
-        let pushed: Vec<usize> =
-            visit.iter().zip(push.iter()).filter(|(_, p)| **p != Vec2::ZERO).map(|(&i, _)| i).collect();
+        pushed.clear();
+        pushed.extend(visit.iter().zip(push.iter()).filter(|(_, p)| **p != Vec2::ZERO).map(|(&i, _)| i));
         visit.clear();
-        for &i in &pushed {
+        for &i in pushed.iter() {
             grid.for_each_candidate(next[i], reach + 2.0 * drift, |j| {
                 let j = j as usize;
                 if takes_part[j] && listed[j] != sweep {
