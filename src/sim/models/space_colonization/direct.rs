@@ -55,7 +55,7 @@ pub(super) fn direct_plan(
     let mut weighted: Vec<(Vec2, f64, bool)> = Vec::new();
     markers.within(&scene.marker_grid, p, r, |m| {
         let q = markers.positions[m as usize];
-        if is_rivals(q, p, &rivals) {
+        if closer_to_a_rival(q, p, &rivals) {
             return;
         }
         let mut w = markers.weights[m as usize];
@@ -92,7 +92,7 @@ pub(super) fn direct_plan(
 /// this paper, a marker here pulls only the agent closest to it: agents
 /// pressed together find markers only on their free sides and spread over
 /// the whole shape, "fighting for space" (Fig 6(c)).
-fn is_rivals(q: Vec2, p: Vec2, rivals: &[Vec2]) -> bool {
+fn closer_to_a_rival(q: Vec2, p: Vec2, rivals: &[Vec2]) -> bool {
     let own = q.distance_squared(p);
     rivals.iter().any(|r| r.distance_squared(q) < own)
 }
