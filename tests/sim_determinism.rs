@@ -121,8 +121,8 @@ fn different_seeds_give_different_traces() {
     assert!(a != b);
     // The header and the agent count are the same; the positions are not.
     let (ra, rb) = (recorded(&p, &a), recorded(&p, &b));
-    assert_eq!(ra.id.len(), rb.id.len());
-    assert_ne!(ra.pos[0], rb.pos[0]);
+    assert_eq!(ra.trace.id.len(), rb.trace.id.len());
+    assert_ne!(ra.trace.pos[0], rb.trace.pos[0]);
 }
 
 /// Frame-0 position and radius, and frame-1 speed, of population `name`'s agents, in order.

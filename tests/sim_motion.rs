@@ -21,7 +21,7 @@ fn a_head_on_pair_keeps_about_t_min_apart() {
     let mut closest = f64::INFINITY;
     for f in &rec.frames {
         if f.rows.len() == 2 {
-            closest = closest.min(rec.pos[f.rows.start].distance(rec.pos[f.rows.start + 1]));
+            closest = closest.min(rec.trace.pos[f.rows.start].distance(rec.trace.pos[f.rows.start + 1]));
         }
     }
     // Each step both walk β towards each other after the push restored t_min.
@@ -51,19 +51,19 @@ fn a_crowd_never_ends_inside_obstacles() {
     let walk = Walkable::new(&p.world, 1.0);
     for f in &rec.frames {
         for r in f.rows.clone() {
-            let q = rec.pos[r];
-            assert_eq!(walk.obstacle_at(q), None, "agent {} inside an obstacle at {} s: {q}", rec.id[r], f.t);
+            let q = rec.trace.pos[r];
+            assert_eq!(walk.obstacle_at(q), None, "agent {} inside an obstacle at {} s: {q}", rec.trace.id[r], f.t);
             assert!(
                 walk.is_clear(q, 0.25 - 1e-6),
                 "agent {} overlaps an obstacle or the bounds at {} s: {q}",
-                rec.id[r],
+                rec.trace.id[r],
                 f.t
             );
         }
     }
     // Straight seeking gets stuck behind walls, but the crowd has moved.
     let last = rec.frames.last().unwrap();
-    let mean_x = last.rows.clone().map(|r| rec.pos[r].x).sum::<f64>() / last.rows.len() as f64;
+    let mean_x = last.rows.clone().map(|r| rec.trace.pos[r].x).sum::<f64>() / last.rows.len() as f64;
     assert!(mean_x > 8.0, "mean x {mean_x}");
 }
 
@@ -76,7 +76,7 @@ fn agents_slide_along_walls() {
     p.populations = vec![population("a", 1, Place::Point(v(9.0, 5.0)), Some(Goal::Point(v(19.0, 8.0))))];
     let (bytes, _) = run(&p);
     let rec = recorded(&p, &bytes);
-    let end = rec.pos[rec.frames.last().unwrap().rows.start];
+    let end = rec.trace.pos[rec.frames.last().unwrap().rows.start];
     assert!((end.x - 9.75).abs() < 1e-9, "pressed against the wall: {end}");
     assert!(end.y > 6.0, "slid up along the wall: {end}");
 }
@@ -91,7 +91,7 @@ fn coincident_agents_separate_deterministically() {
     assert!(bytes == again);
     let rec = recorded(&p, &bytes);
     let last = rec.frames.last().unwrap();
-    let pts: Vec<Vec2> = last.rows.clone().map(|r| rec.pos[r]).collect();
+    let pts: Vec<Vec2> = last.rows.clone().map(|r| rec.trace.pos[r]).collect();
     let (d, _, _) = crowd::trace::metrics::min_distance(&pts).unwrap();
     assert!(d > 0.2, "still on top of each other: {d} m");
 }

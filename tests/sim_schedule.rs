@@ -48,7 +48,7 @@ fn agents_leave_a_fixed_time_after_they_appear() {
     assert_eq!(alive_at(&p, &bytes, 9.0), 0);
     // An id is never reused.
     let rec = recorded(&p, &bytes);
-    let mut ids: Vec<u32> = rec.id.clone();
+    let mut ids: Vec<u32> = rec.trace.id.clone();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), 20);

@@ -302,10 +302,10 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             let mut worst: Option<(f64, f64, u32, u32)> = None;
             for f in &rec.frames {
                 let rows = fr.rows(f, *among);
-                let pts: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
+                let pts: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
                 if let Some((d, i, j)) = min_distance(&pts) {
                     if worst.map_or(true, |w| d < w.0) {
-                        worst = Some((d, f.t, rec.id[rows[i]], rec.id[rows[j]]));
+                        worst = Some((d, f.t, rec.trace.id[rows[i]], rec.trace.id[rows[j]]));
                     }
                 }
             }
@@ -324,11 +324,11 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             for f in &rec.frames {
                 for r in fr.rows(f, *who) {
                     if let Some(&o) =
-                        obstacles.iter().find(|&&o| contains(&program.world.obstacles[o].shape, rec.pos[r]))
+                        obstacles.iter().find(|&&o| contains(&program.world.obstacles[o].shape, rec.trace.pos[r]))
                     {
                         return Verdict::Fails(format!(
                             "agent {} is inside {} at {} s (frame {})",
-                            rec.id[r],
+                            rec.trace.id[r],
                             program.world.obstacles[o].name,
                             f.t,
                             frame_index(rec, f)
@@ -343,7 +343,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             if rows.is_empty() && *comparison == Comparison::AtLeast {
                 return Err(format!("no such agent at {} s", f.t));
             }
-            let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.pos[r])).count();
+            let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.trace.pos[r])).count();
             seen(
                 amount_compares(*comparison, *amount, inside, rows.len()),
                 format!("{inside} of {} inside at {} s", rows.len(), f.t),
@@ -351,30 +351,30 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         }),
         ExpectationKind::Lanes { among, threshold, at } => when::over(fr, *at, |f| {
             let rows = fr.rows(f, *among);
-            let pos: Vec<Vec2> = rows.iter().map(|&r| rec.pos[r]).collect();
-            let vel: Vec<Vec2> = rows.iter().map(|&r| rec.vel[r]).collect();
+            let pos: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
+            let vel: Vec<Vec2> = rows.iter().map(|&r| rec.trace.vel[r]).collect();
             match lane_order(&pos, &vel) {
                 None => Err(format!("fewer than two moving agents in lanes at {} s", f.t)),
                 Some(phi) => seen(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
             }
         }),
         ExpectationKind::Surrounds { who, target, spread, at } => when::over(fr, *at, |f| {
-            let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.pos[r]).collect();
+            let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.trace.pos[r]).collect();
             if targets.is_empty() {
                 return Err(format!("no target agent at {} s", f.t));
             }
             let center = targets.iter().copied().sum::<Vec2>() / targets.len() as f64;
-            let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.pos[r]).collect();
+            let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.trace.pos[r]).collect();
             let got = angular_spread(&pts, center);
             seen(got >= spread - 1e-12, format!("spread {} deg at {} s", got.to_degrees(), f.t))
         }),
         ExpectationKind::AwayFrom { who, from, distance, at } => when::over(fr, *at, |f| {
-            let pts: Vec<Vec2> = fr.rows(f, *from).iter().map(|&r| rec.pos[r]).collect();
+            let pts: Vec<Vec2> = fr.rows(f, *from).iter().map(|&r| rec.trace.pos[r]).collect();
             let mine = fr.rows(f, *who);
             if mine.is_empty() {
                 return Err(format!("no such agent at {} s", f.t));
             }
-            match closest_between(&mine.iter().map(|&r| rec.pos[r]).collect::<Vec<_>>(), &pts) {
+            match closest_between(&mine.iter().map(|&r| rec.trace.pos[r]).collect::<Vec<_>>(), &pts) {
                 None => Ok(format!("nobody to be away from at {} s", f.t)),
                 Some(d) => seen(d > *distance, format!("closest {d} m at {} s", f.t)),
             }
@@ -398,7 +398,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             let core = program.params.semantic_groups.core;
             let social = program.params.semantic_groups.social_distance;
             let fallback: Vec<f64>;
-            let radius: &[f64] = match &rec.radius {
+            let radius: &[f64] = match &rec.trace.radius {
                 Some(r) => r,
                 None => {
                     let by_pop: Vec<f64> = program.populations.iter().map(|p| smallest_radius(&p.radius)).collect();
@@ -410,7 +410,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             let mut closest: Option<(f64, u32, u32, f64)> = None;
             for (k, f) in rec.frames.iter().enumerate() {
                 let all: Vec<usize> = f.rows.clone().collect();
-                let spaces = group_spaces(&all, &fr.rows(f, *groups), &rec.group, &rec.pos, radius, social);
+                let spaces = group_spaces(&all, &fr.rows(f, *groups), &rec.group, &rec.trace.pos, radius, social);
                 if spaces.is_empty() {
                     continue;
                 }
@@ -418,17 +418,17 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                 let mine = fr.rows(f, *who);
                 for &r in &mine {
                     for (g, sp) in spaces.iter().filter(|(g, _)| rec.group[r] != Some(*g)) {
-                        let margin = rec.pos[r].distance(sp.centre) - sp.core_radius(core);
+                        let margin = rec.trace.pos[r].distance(sp.centre) - sp.core_radius(core);
                         if closest.map_or(true, |c: (f64, u32, u32, f64)| margin < c.0) {
-                            closest = Some((margin, rec.id[r], *g, f.t));
+                            closest = Some((margin, rec.trace.id[r], *g, f.t));
                         }
                     }
                 }
-                if let Some((r, g, d)) = core_intruder(&mine, &rec.group, &rec.pos, &spaces, core) {
+                if let Some((r, g, d)) = core_intruder(&mine, &rec.group, &rec.trace.pos, &spaces, core) {
                     let space = spaces.iter().find(|(h, _)| *h == g).map(|(_, s)| *s).expect("the intruded group");
                     return Verdict::Fails(format!(
                         "agent {} is inside the core of group {g}'s space at {} s (frame {k}): {d:.3} m from its centre, core radius {:.3} m",
-                        rec.id[r],
+                        rec.trace.id[r],
                         f.t,
                         space.core_radius(core)
                     ));
@@ -456,7 +456,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                     if pop.wants.is_empty() {
                         continue;
                     }
-                    let name = rec.goals.get(label as usize).map_or("?", String::as_str);
+                    let name = rec.trace.goals.get(label as usize).map_or("?", String::as_str);
                     // Leaving by the population's exit is not a want: from the
                     // leaving time on, the exit region is the one goal allowed.
                     if let crate::ir::Leave::Via { region, from } = pop.leave {
@@ -466,7 +466,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                     }
                     checked += 1;
                     if let Some(why) = goal_mismatch(program, name, &pop.wants) {
-                        return Verdict::Fails(format!("agent {} heads for {why} at {} s", rec.id[r], f.t));
+                        return Verdict::Fails(format!("agent {} heads for {why} at {} s", rec.trace.id[r], f.t));
                     }
                 }
             }

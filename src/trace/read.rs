@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use super::frame::NONE;
 use super::measure::Trace;
-use crate::ir::{Program, Vec2};
+use crate::ir::Program;
 
 /// A parsed CSV: the header and the data rows as text.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -47,9 +47,6 @@ pub struct FrameSpan {
 #[derive(Clone, Debug, Default)]
 pub struct Recorded {
     pub frames: Vec<FrameSpan>,
-    pub id: Vec<u32>,
-    pub pos: Vec<Vec2>,
-    pub vel: Vec<Vec2>,
     /// Population index in the program (`u32::MAX` for a name the program lacks).
     pub population: Vec<u32>,
     pub group: Vec<Option<u32>>,
@@ -58,13 +55,10 @@ pub struct Recorded {
     /// The `goal` column, by row: an index into `goals` or `None` for an
     /// empty cell; `None` altogether when the trace has no such column.
     pub goal: Option<Vec<Option<u32>>>,
-    pub goals: Vec<String>,
-    /// The `radius` column, when the trace has one.
-    pub radius: Option<Vec<f64>>,
-    /// The trace as read, rows in the same order: the measurements of
-    /// `crowd metrics` (trips, stuck agents, collisions) take it, so claims
-    /// about them are evaluated by the same code. Positions, velocities and
-    /// ids are copied out of it above, for the claims that read them by row.
+    /// The trace as read, rows in the same order: ids, positions,
+    /// velocities, radii and goal names by row, and what the measurements
+    /// of `crowd metrics` (trips, stuck agents, collisions) take, so claims
+    /// about them are evaluated by the same code.
     pub trace: Trace,
 }
 
@@ -113,11 +107,6 @@ impl Recorded {
             group: trace.group.iter().map(|&g| (g != NONE).then_some(g)).collect(),
             formation: trace.formation.iter().map(|&k| crate::ir::FormationKind::from_index(k)).collect(),
             goal: trace.has_column("goal").then(|| trace.goal.iter().map(|&g| (g != NONE).then_some(g)).collect()),
-            radius: trace.radius.clone(),
-            id: trace.id.clone(),
-            pos: trace.pos.clone(),
-            vel: trace.vel.clone(),
-            goals: trace.goals.clone(),
             trace,
         }
     }

@@ -49,17 +49,17 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
         return Err(format!("no such agent at {} s", f.t));
     }
     let theirs = fr.rows(f, of);
-    let pts: Vec<Vec2> = theirs.iter().map(|&r| rec.pos[r]).collect();
+    let pts: Vec<Vec2> = theirs.iter().map(|&r| rec.trace.pos[r]).collect();
     let grid = grid_of(&pts, distance);
     let mut worst: Option<(f64, u32)> = None;
     for &r in &mine {
         // An agent of both subjects is not near itself.
         let skip = theirs.binary_search(&r).ok();
-        let Some(d) = nearest(&grid, &pts, rec.pos[r], skip, distance) else {
-            return Err(format!("agent {} has no other agent to be near at {} s", rec.id[r], f.t));
+        let Some(d) = nearest(&grid, &pts, rec.trace.pos[r], skip, distance) else {
+            return Err(format!("agent {} has no other agent to be near at {} s", rec.trace.id[r], f.t));
         };
         if worst.map_or(true, |(w, _)| d > w) {
-            worst = Some((d, rec.id[r]));
+            worst = Some((d, rec.trace.id[r]));
         }
     }
     let (d, id) = worst.expect("at least one agent");
@@ -99,7 +99,7 @@ pub fn covers(fr: &Frames<'_>, who: Subject, area: AreaRef, distance: f64, at: W
         return Verdict::Fails(format!("no point of the area lies on the {h} m sampling grid"));
     }
     when::over(fr, at, |f| {
-        let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.pos[r]).collect();
+        let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.trace.pos[r]).collect();
         if pts.is_empty() {
             return Err(format!("no such agent at {} s", f.t));
         }
