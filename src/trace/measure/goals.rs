@@ -14,7 +14,8 @@
 //! executor finds it; it is reached within `space_colonization.t_min` (the
 //! minimum distance bodies keep) plus `motion.arrival_radius`: the two cannot
 //! get closer. An agent that disappears before the
-//! end of the run while walking to a region, within one frame's walk of it,
+//! end of the run while walking to a region, within one frame's walk of it
+//! at the fastest it walked,
 //! arrived there between two frames (the executor removes agents on arrival at
 //! their exit); its arrival time is taken as its last frame's.
 
@@ -122,6 +123,9 @@ fn anchor_track(trace: &Trace, populations: &[u32]) -> Vec<Option<Vec2>> {
 pub struct Targets {
     pub targets: Vec<Target>,
     pub row: Vec<u32>,
+    /// When the run ended, s, if the scenario says: a trace has no rows
+    /// after its last agent left, so its last frame can be earlier.
+    pub run_end: Option<f64>,
 }
 
 /// Parses a point goal as the trace writes it: `(x y)`.
@@ -174,7 +178,7 @@ fn goal_target(trace: &Trace, program: &Program, goal: &Goal) -> Target {
 pub fn targets(trace: &Trace, program: Option<&Program>) -> Option<Targets> {
     if trace.has_column("goal") {
         let targets: Vec<Target> = trace.goals.iter().map(|g| named(trace, program, g)).collect();
-        return Some(Targets { targets, row: trace.goal.clone() });
+        return Some(Targets { targets, row: trace.goal.clone(), run_end: program.map(|p| p.header.duration) });
     }
     let program = program?;
     // Per population: its goal, and its exit region for agents in state `leaving`.
@@ -210,7 +214,7 @@ pub fn targets(trace: &Trace, program: Option<&Program>) -> Option<Targets> {
             }
         })
         .collect();
-    Some(Targets { targets, row })
+    Some(Targets { targets, row, run_end: Some(program.header.duration) })
 }
 
 /// Goal metrics over a run.
@@ -302,11 +306,16 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: Reach) -> Goals {
             continue;
         };
         let last = last as usize;
-        if !trip_done && trace.frame_of(last) < last_frame {
+        let gone_at = trace.frames[trace.frame_of(last)].t;
+        let vanished =
+            trace.frame_of(last) < last_frame || targets.run_end.is_some_and(|end| gone_at + trace.interval <= end);
+        if !trip_done && vanished {
             if let Target::Area(_) = &targets.targets[current as usize] {
-                let walk = trace.vel[last].length() * trace.interval * 1.5;
+                // At the fastest it walked: it may have stood at its last frame and walked off since.
+                let fastest = rows.iter().map(|&r| trace.vel[r as usize].length()).fold(0.0, f64::max);
+                let walk = fastest * trace.interval * 1.5;
                 if targets.targets[current as usize].distance(trace.pos[last]) <= walk + 1e-9 {
-                    let t = trace.frames[trace.frame_of(last)].t;
+                    let t = gone_at;
                     trip_done = true;
                     out.trips_done += 1;
                     out.travel_times.push(t - trip_start);
@@ -367,5 +376,40 @@ mod tests {
         assert_eq!((g.agents_with_goal, g.agents_arrived, g.trips, g.trips_done), (1, 1, 1, 1));
         assert_eq!(g.travel_times, vec![9.0]);
         assert!(g.stuck.is_empty());
+    }
+
+    /// A walker that stood at its last frame 0.8 m short of its region,
+    /// then walked in and was removed there before the next frame.
+    #[test]
+    fn an_agent_gone_between_frames_arrived_at_the_speed_it_walked() {
+        let text = "scenario s { seed 1; duration 20 s; step 1 s }\n\
+                    world { bounds (0 m, 0 m) to (20 m, 4 m)\n region end rect (10 m, 0 m) to (12 m, 4 m) }\n\
+                    population p { count 1; spawn at (0 m, 2 m); goal region end; behaviour go }\n\
+                    behaviour go { seek goal }";
+        let program = crate::compile(&crate::diag::SourceFile::new("s.crowd", text.to_string())).unwrap().program;
+        let walk = |rows: &mut String, id: u32, last: u32| {
+            for k in 0..=last {
+                // 1 m/s until 9.2 m, then standing there.
+                let (x, vx) = if k < 9 { (f64::from(k), 1.0) } else { (9.2, 0.0) };
+                rows.push_str(&format!("{id},{k},{k},{x},2,{vx},0,end\n"));
+            }
+        };
+        let reach = Reach { point: 0.3, agent: 0.3 };
+        // Another agent is recorded after the walker is gone.
+        let mut csv = String::from("id,frame,t,x,y,vx,vy,goal\n");
+        walk(&mut csv, 0, 10);
+        csv.push_str("1,11,11,0,1,0,0,end\n");
+        let trace = Trace::parse(csv.as_bytes()).unwrap();
+        let g = goals(&trace, &targets(&trace, Some(&program)).unwrap(), reach);
+        assert_eq!(g.travel_times, vec![10.0]);
+        // The walker is the last agent: the trace ends with it, the run does not.
+        let mut csv = String::from("id,frame,t,x,y,vx,vy,goal\n");
+        walk(&mut csv, 0, 10);
+        let trace = Trace::parse(csv.as_bytes()).unwrap();
+        let g = goals(&trace, &targets(&trace, Some(&program)).unwrap(), reach);
+        assert_eq!(g.travel_times, vec![10.0]);
+        // Without the scenario the run may have ended with that frame.
+        let g = goals(&trace, &Targets { run_end: None, ..targets(&trace, Some(&program)).unwrap() }, reach);
+        assert!(g.travel_times.is_empty());
     }
 }
