@@ -20,7 +20,10 @@
 //! - Fig 11: the target standing at its start instead of escaping: the pack
 //!   closes in on it.
 //! - Fig 13: neither marker reservation nor distance enforcement: the
-//!   crossing flows collide.
+//!   crossing flows collide; and walkers that do not keep right of people
+//!   coming the other way: the flows do not pass on their own sides.
+//! - Fig 13 at twice its density, walkers not keeping right: the flows
+//!   meet head on and stand there.
 //! - `surround_open`: the pack pursuing with shared markers instead of
 //!   surrounding: it closes in from one side.
 
@@ -204,6 +207,20 @@ fn a_crowd_without_reservation_or_enforcement_collides_fig13() {
         p.radius = Dist::Constant(0.0);
     }
     assert_fails(&program, "min distance");
+}
+
+#[test]
+fn flows_that_do_not_keep_right_mix_fig13() {
+    let mut program = holding("fig13_crowd_lanes");
+    program.params.space_colonization.lane_lookahead = 0.0;
+    assert_fails(&program, "of eastbound inside south");
+}
+
+#[test]
+fn flows_that_do_not_keep_right_stand_head_on_fig13_lanes_2x() {
+    let mut program = holding("fig13_lanes_2x");
+    program.params.space_colonization.lane_lookahead = 0.0;
+    assert_fails(&program, "at most 0 of everyone stuck");
 }
 
 #[test]

@@ -161,6 +161,8 @@ parameters! {
         "R_d" recompute_distance: Length = 4.0, 0.01, 1000.0, "recomputing distance when the goal moves";
         "alpha" alpha: Length = 2.0, 0.01, 100.0, "α: distance between a node and its child (Eq 4)";
         "beta" beta: Length = 0.05, 0.0001, 10.0, "β: step length per step (Eq 9); 0.05 m at 24 steps/s is 1.2 m/s";
+        "lane_lookahead" lane_lookahead: Length = 5.0, 0.0, 100.0,
+            "crowd extension: how far ahead a walker sees people coming the other way and keeps right of them (0: never)";
         "max_iterations" max_iterations: Number = 200.0, 1.0, 100000.0, "tree growth iteration cap";
         "restriction" restriction: Length = 1.0, 0.0, 100.0,
             "restriction distance: markers a new child takes from its parent";

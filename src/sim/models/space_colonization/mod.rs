@@ -59,6 +59,7 @@ fn growth(p: &Params) -> Growth {
         tree: TreeParams { alpha: p.alpha, action_radius: p.action_radius, restriction: p.restriction },
         recompute: p.recompute_distance,
         max_iterations: p.max_iterations as u32,
+        lookahead: p.lane_lookahead,
     }
 }
 

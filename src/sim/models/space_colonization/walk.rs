@@ -38,6 +38,9 @@ pub(crate) struct Growth {
     /// `R_d`: the goal moved this far from where the tree was aimed: regrow.
     pub recompute: f64,
     pub max_iterations: u32,
+    /// The crowd extension: how far ahead a walker sees people coming the
+    /// other way and keeps right of them (0: never), m.
+    pub lookahead: f64,
 }
 
 impl Growth {
@@ -273,8 +276,9 @@ impl Growth {
                 }
             }
         }
-        // Reservation: move only while holding the markers of both ends of the segment.
-        if reserve && walk.next != NO_NODE && !(walk.granted && walk.holds_at) {
+        // Reservation: move only once the next node's markers are held (the
+        // node walked from is held, or partly held while others stand on the rest).
+        if reserve && walk.next != NO_NODE && !walk.granted {
             walk.waited += 1;
             // Patience varies by agent so that agents blocking each other do not all turn at once.
             let base = if walk.urgent { URGENT_PATIENCE } else { PATIENCE };
@@ -284,26 +288,20 @@ impl Growth {
                 walk.avoid = true;
                 walk.waited = 0;
                 let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
-                if let Some(side) = sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i]) {
+                let keep_right = walk.urgent && self.lookahead > 0.0;
+                if let Some(side) =
+                    sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], keep_right)
+                {
                     walk.next = tree.push_child(walk.at, side);
                 }
             }
             return still;
         }
         walk.waited = 0;
-        if walk.next == NO_NODE {
-            if let Some(c) = tree.choose_branch(walk.at, lure) {
-                let mut next = c;
-                let at = walk.at;
-                tree.prune_at(at, c, &mut [&mut walk.at, &mut next]);
-                walk.next = next;
-                walk.granted = false;
-                walk.avoid = false;
-                if reserve {
-                    return still;
-                }
-            }
+        if walk.next == NO_NODE && self.choose_next(scene, i, walk, lure, params, held, reserve) && reserve {
+            return still;
         }
+        let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         if walk.next == NO_NODE {
             // At a leaf: the goal is near (walk to it), or the tree is still growing, or it is stuck.
             return match lure {
@@ -363,6 +361,47 @@ impl Growth {
         }
         Plan { enforce: !reserve, ..Plan::walk_to(node) }
     }
+
+    /// At the node walked from: the branch to walk next (the one that brings
+    /// the agent closest to the lure, the others pruned), or for a crowd
+    /// walker who sees someone come the other way on it, a node to the
+    /// right. Whether a next node was set.
+    #[allow(clippy::too_many_arguments)]
+    fn choose_next(
+        &self,
+        scene: &Scene,
+        i: usize,
+        walk: &mut Walk,
+        lure: Lure,
+        params: TreeParams,
+        held: &[u32],
+        reserve: bool,
+    ) -> bool {
+        let agents = &scene.agents;
+        let Some(tree) = walk.tree.as_mut() else { return false };
+        let Some(c) = tree.choose_branch(walk.at, lure) else { return false };
+        let from = tree.pos(walk.at);
+        let point = match lure {
+            Lure::Goal(g) | Lure::Away(g) => g,
+        };
+        let lane =
+            unit(tree.pos(c) - from).filter(|&d| reserve && oncoming(scene, i, from, d, self.lookahead, params.alpha));
+        if let Some(side) =
+            lane.and_then(|_| sidestep(scene, held, from, point, params, agents.id[i], agents.radius[i], true))
+        {
+            // Someone comes the other way on this lane: keep right of them.
+            walk.cut_ahead();
+            walk.next = walk.tree.as_mut().map_or(NO_NODE, |t| t.push_child(walk.at, side));
+            return true;
+        }
+        let mut next = c;
+        let at = walk.at;
+        tree.prune_at(at, c, &mut [&mut walk.at, &mut next]);
+        walk.next = next;
+        walk.granted = false;
+        walk.avoid = false;
+        true
+    }
 }
 
 impl Progress {
@@ -403,15 +442,40 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
     own
 }
 
+/// Whether someone walks towards agent `i` (headings more than 120° apart)
+/// within `look` ahead of `from` along `dir` and less than `half_width` to
+/// either side of that line.
+fn oncoming(scene: &Scene, i: usize, from: Vec2, dir: Vec2, look: f64, half_width: f64) -> bool {
+    if look <= 0.0 {
+        return false;
+    }
+    let agents = &scene.agents;
+    let mut seen = false;
+    scene.grid.for_each_near(from, look, |j, q| {
+        let rel = q - from;
+        let ahead = rel.dot(dir);
+        seen |= j as usize != i
+            && ahead > 0.0
+            && ahead <= look
+            && rel.perp_dot(dir).abs() < half_width
+            && agents.ori[j as usize].dot(dir) < -0.5;
+    });
+    seen
+}
+
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
-/// turning from the goal direction in 30° steps (alternating sides, the
-/// first side by id), whose segment is clear and whose markers nobody else
-/// holds.
+/// turning from the goal direction in 30° steps, whose segment is clear and
+/// whose markers nobody else holds. Turns alternate sides (the first side
+/// by id), or with `keep_right` go right, and left only where a wall
+/// leaves no right turn.
 ///
 /// NOTE: the paper has a blocked agent wait until the markers are freed;
 /// in head-on flows that deadlocks. Its own account of lanes is that
 /// people "change trajectory whenever they encounter an entity moving in
-/// the opposite direction", which is what this does after the wait.
+/// the opposite direction", which is what this does; keeping to one side
+/// (the right, as pedestrians in most countries do) is what makes the two
+/// flows' changes agree instead of meeting again.
+#[allow(clippy::too_many_arguments)]
 fn sidestep(
     scene: &Scene,
     held: &[u32],
@@ -420,30 +484,33 @@ fn sidestep(
     params: TreeParams,
     id: u32,
     radius: f64,
+    keep_right: bool,
 ) -> Option<Vec2> {
     const C30: f64 = 0.866_025_403_784_438_6;
     const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
     let dir = unit(goal - from)?;
+    // `side` 1 turns left (counter-clockwise), -1 right.
+    let turned = |(c, s): (f64, f64), side: f64| {
+        let s = s * side;
+        from + Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c) * params.alpha
+    };
+    let walkable = |cand: Vec2| scene.space.segment_clear(from, cand, radius);
+    let free = |cand: Vec2| {
+        let (mut free, mut any) = (true, false);
+        scene.markers.within(&scene.marker_grid, cand, params.action_radius, |m| {
+            let h = held[m as usize];
+            any = true;
+            free &= h == NONE || h == id;
+        });
+        free && any
+    };
     let first = if id % 2 == 0 { 1.0 } else { -1.0 };
-    for (c, s) in TURNS {
-        for side in [first, -first] {
-            let s = s * side;
-            let d = Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c);
-            let cand = from + d * params.alpha;
-            if !scene.space.segment_clear(from, cand, radius) {
-                continue;
-            }
-            let mut free = true;
-            let mut any = false;
-            scene.markers.within(&scene.marker_grid, cand, params.action_radius, |m| {
-                let h = held[m as usize];
-                any = true;
-                free &= h == NONE || h == id;
-            });
-            if free && any {
-                return Some(cand);
-            }
-        }
-    }
-    None
+    let walled = keep_right && TURNS.iter().all(|&t| !walkable(turned(t, -1.0)));
+    let order: Vec<((f64, f64), f64)> = if keep_right {
+        let side = if walled { 1.0 } else { -1.0 };
+        TURNS.iter().map(|&t| (t, side)).collect()
+    } else {
+        TURNS.iter().flat_map(|&t| [(t, first), (t, -first)]).collect()
+    };
+    order.into_iter().map(|(t, side)| turned(t, side)).find(|&cand| walkable(cand) && free(cand))
 }
