@@ -50,7 +50,15 @@ pub(crate) struct Mind {
     pub picks: u32,
     /// It takes a place at its goal object (counted in the object's occupancy).
     pub holds: bool,
+    /// Walking to an object: the closest it came to the object so far, m
+    /// (infinite until its first step there).
+    pub closest: f64,
+    /// When it last came [`PROGRESS`] closer to the object it walks to, s.
+    pub closer_at: f64,
 }
+
+/// A walker to an object makes progress when it comes this much closer to it, m.
+pub(crate) const PROGRESS: f64 = 0.1;
 
 /// A procedural group, or a solo agent's own one-member team.
 #[derive(Clone, Debug)]

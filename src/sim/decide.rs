@@ -42,6 +42,9 @@ pub const CHAIN_REACH: f64 = 2.0;
 pub const BLOCKED_REACH: f64 = 1.0;
 /// A walking agent whose last step was shorter than this fraction of its step length is blocked.
 pub const BLOCKED_FRACTION: f64 = 0.1;
+/// A walker to an object that came no closer to it for this long, within
+/// [`CHAIN_REACH`] of it, has arrived: those standing there let it no nearer, s.
+pub const STALL_TIME: f64 = 3.0;
 /// Slack on time comparisons, s.
 const TIME_EPS: f64 = 1e-9;
 
@@ -181,6 +184,11 @@ impl<'p> Simulation<'p> {
         let chain = self.scene.arrival + CHAIN_REACH;
         if !matches!(aim, Goal::Region(_)) && d2 > chain * chain {
             return false;
+        }
+        // Stalled by those standing at an object: as near as it gets.
+        let m = &self.scene.agents.mind[i];
+        if matches!(aim, Goal::Object(_)) && walking && t - m.closer_at >= STALL_TIME - TIME_EPS {
+            return true;
         }
         let mut touching = false;
         let t2 = self.scene.min_distance * self.scene.min_distance;
@@ -323,6 +331,8 @@ impl<'p> Simulation<'p> {
         let b = pop.behaviour.index();
         m.mode = mode;
         m.since = t;
+        m.closest = f64::INFINITY;
+        m.closer_at = t;
         m.picked = false;
         m.dwell_end = None;
         m.aim_is_own_goal = false;
@@ -446,6 +456,7 @@ impl<'p> Simulation<'p> {
         if m.aim_is_own_goal {
             self.scene.agents.aim[i] = g;
             self.scene.agents.arrived[i] = false;
+            m.closest = f64::INFINITY;
         }
         if g != Goal::None {
             self.log[self.scene.agents.id[i] as usize].sought |= m.aim_is_own_goal;

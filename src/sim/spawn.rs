@@ -307,6 +307,8 @@ impl Simulation<'_> {
                 picked: false,
                 picks: 0,
                 holds: false,
+                closest: f64::INFINITY,
+                closer_at: t,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });

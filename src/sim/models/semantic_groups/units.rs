@@ -372,6 +372,7 @@ impl Units {
         let agents = &scene.agents;
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
+        let straight = pos + goal_step(pos, target, step);
         let blocked = |q: Vec2| {
             let mut hit = false;
             scene.grid.for_each_candidate(q, reach + step, |j| {
@@ -384,7 +385,9 @@ impl Units {
                 // Walking away from a body it touches is always allowed.
                 hit = q.distance_squared(p) < touch * touch && q.distance_squared(p) < pos.distance_squared(p);
             });
-            hit
+            // A turn into a wall or an obstacle is no way round either: the
+            // walker would stand pressed against it, as would the one it met.
+            hit || (q != straight && !scene.space.is_clear(q, agents.radius[i]))
         };
         detoured(pos, target, step, blocked).unwrap_or(target)
     }
