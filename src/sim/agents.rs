@@ -55,6 +55,8 @@ pub(crate) struct Mind {
     pub closest: f64,
     /// When it last came [`PROGRESS`] closer to the object it walks to, s.
     pub closer_at: f64,
+    /// It came no closer to the object it walks to for `decide::STALL_TIME`.
+    pub stalled: bool,
 }
 
 /// A walker to an object makes progress when it comes this much closer to it, m.

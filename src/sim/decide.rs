@@ -187,7 +187,7 @@ impl<'p> Simulation<'p> {
         }
         // Stalled by those standing at an object: as near as it gets.
         let m = &self.scene.agents.mind[i];
-        if matches!(aim, Goal::Object(_)) && walking && t - m.closer_at >= STALL_TIME - TIME_EPS {
+        if matches!(aim, Goal::Object(_)) && walking && m.stalled {
             return true;
         }
         let mut touching = false;
@@ -333,6 +333,7 @@ impl<'p> Simulation<'p> {
         m.since = t;
         m.closest = f64::INFINITY;
         m.closer_at = t;
+        m.stalled = false;
         m.picked = false;
         m.dwell_end = None;
         m.aim_is_own_goal = false;
@@ -457,6 +458,7 @@ impl<'p> Simulation<'p> {
             self.scene.agents.aim[i] = g;
             self.scene.agents.arrived[i] = false;
             m.closest = f64::INFINITY;
+            m.stalled = false;
         }
         if g != Goal::None {
             self.log[self.scene.agents.id[i] as usize].sought |= m.aim_is_own_goal;

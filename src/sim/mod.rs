@@ -633,16 +633,21 @@ impl<'p> Simulation<'p> {
     fn note_progress(&mut self, t: f64) {
         let agents = &mut self.scene.agents;
         for i in 0..agents.pos.len() {
-            let Goal::Object(o) = agents.aim[i] else { continue };
+            let m = &mut agents.mind[i];
+            let Goal::Object(o) = agents.aim[i] else {
+                m.stalled = false;
+                continue;
+            };
             if agents.arrived[i] {
+                m.stalled = false;
                 continue;
             }
             let d = agents.pos[i].distance(self.scene.program.objects[o.index()].position);
-            let m = &mut agents.mind[i];
             if d <= m.closest - agents::PROGRESS {
                 m.closest = d;
                 m.closer_at = t;
             }
+            m.stalled = t - m.closer_at >= decide::STALL_TIME - 1e-9;
         }
     }
 

@@ -373,11 +373,15 @@ impl Units {
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
         let straight = pos + goal_step(pos, target, step);
+        let stalled = agents.mind[i].stalled;
         let blocked = |q: Vec2| {
             let mut hit = false;
             scene.grid.for_each_candidate(q, reach + step, |j| {
                 let j = j as usize;
-                if hit || j == i || agents.mind[j].member.team == team {
+                // Someone standing (at an object, or waiting for one) makes
+                // way for a walker that got no nearer to its object for a
+                // while: enforcement pushes both, and the walker gets through.
+                if hit || j == i || agents.mind[j].member.team == team || (stalled && !agents.active[j]) {
                     return;
                 }
                 let p = agents.pos[j];
