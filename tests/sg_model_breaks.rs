@@ -53,3 +53,12 @@ fn a_stage_crowd_without_distance_enforcement_overlaps() {
     let failed = failures(&program);
     assert!(failed.iter().any(|f| f.contains("min distance")), "{failed:?}");
 }
+
+#[test]
+fn groups_kept_in_a_river_fail_following_on_a_lawn() {
+    let mut program = compile("scenarios/semantic_groups/following.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    fix_formation(&mut program, Formation::River);
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("formation of middle is side_by_side")), "{failed:?}");
+}
