@@ -3,11 +3,15 @@
 //! `Program` and the same expectations must fail.
 //!
 //! Not every behaviour has a switch in the `Program`: giving places up and
-//! waiting in line (capacity_demand, backyard, party) and the A* grid's body
-//! clearance (narrow_slot) are the executor's, and these tests add no hooks
-//! into it for them.
+//! waiting in line (capacity_demand, backyard, party), the A* grid's body
+//! clearance (narrow_slot) and the A* costs and estimate (baffle, ledge) are
+//! the executor's, and these tests add no hooks into it for them. The
+//! baffle and the ledge are run here without A* (walking straight at the
+//! goal); their signature claims, which side walkers go round, were shown to
+//! fail with diagonals costing one cell (baffle) and with a Manhattan
+//! estimate (ledge), in every one of seeds 1 to 10.
 
-use crowd::ir::{Dist, Formation, Program};
+use crowd::ir::{Action, BehaviourBody, Dist, Formation, PlannerKind, Program};
 
 mod scenario_support;
 use scenario_support::{compile, failures};
@@ -61,4 +65,37 @@ fn groups_kept_in_a_river_fail_following_on_a_lawn() {
     fix_formation(&mut program, Formation::River);
     let failed = failures(&program);
     assert!(failed.iter().any(|f| f.contains("formation of middle is side_by_side")), "{failed:?}");
+}
+
+/// Every walker of the program seeks its goal straight, without A*.
+fn walk_straight(program: &mut Program) {
+    for b in &mut program.behaviours {
+        let actions = match &mut b.body {
+            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).collect::<Vec<_>>(),
+            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).collect(),
+        };
+        for a in actions {
+            if let Action::Seek { planner, .. } = a {
+                planner.kind = PlannerKind::Straight;
+            }
+        }
+    }
+}
+
+#[test]
+fn walkers_without_astar_do_not_go_round_the_baffle() {
+    let mut program = compile("scenarios/semantic_groups/baffle.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    walk_straight(&mut program);
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("northerners reaches goal within 35 s")), "{failed:?}");
+}
+
+#[test]
+fn walkers_without_astar_do_not_go_round_the_ledge() {
+    let mut program = compile("scenarios/semantic_groups/ledge.crowd");
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    walk_straight(&mut program);
+    let failed = failures(&program);
+    assert!(failed.iter().any(|f| f.contains("walkers reaches goal within 32 s")), "{failed:?}");
 }
