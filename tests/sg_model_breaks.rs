@@ -16,6 +16,20 @@ use crowd::ir::{Action, BehaviourBody, Dist, Formation, PlannerKind, Program};
 mod scenario_support;
 use scenario_support::{compile, failures};
 
+/// The failures of the scenario at `rel` run with `switch_off` applied to
+/// its compiled program, after checking that the scenario itself holds.
+fn broken(rel: &str, switch_off: impl FnOnce(&mut Program)) -> Vec<String> {
+    let mut program = compile(rel);
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    switch_off(&mut program);
+    failures(&program)
+}
+
+/// Asserts that a claim containing `claim` is among `failed`.
+fn assert_fails(failed: &[String], claim: &str) {
+    assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
+}
+
 /// Every team of the program walks in formation `f`, whatever the free space.
 fn fix_formation(program: &mut Program, f: Formation) {
     for p in &mut program.populations {
@@ -24,47 +38,6 @@ fn fix_formation(program: &mut Program, f: Formation) {
     for g in &mut program.groups {
         g.formation = Some(f.clone());
     }
-}
-
-#[test]
-fn a_trio_kept_side_by_side_fails_the_door() {
-    let mut program = compile("scenarios/semantic_groups/door.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    fix_formation(&mut program, Formation::SideBySide);
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("formation of trio is v")), "{failed:?}");
-    assert!(failed.iter().any(|f| f.contains("formation of trio is river")), "{failed:?}");
-}
-
-#[test]
-fn groups_kept_in_a_river_fail_the_corridor() {
-    let mut program = compile("scenarios/semantic_groups/corridor.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    fix_formation(&mut program, Formation::River);
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("is side_by_side at 24 s")), "{failed:?}");
-}
-
-#[test]
-fn a_stage_crowd_without_distance_enforcement_overlaps() {
-    let mut program = compile("scenarios/semantic_groups/stage_crowd.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    // Bodies keep at least the sum of their radii apart too: both must go.
-    program.params.space_colonization.t_min = 0.0;
-    for p in &mut program.populations {
-        p.radius = Dist::Constant(0.0);
-    }
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("min distance")), "{failed:?}");
-}
-
-#[test]
-fn groups_kept_in_a_river_fail_following_on_a_lawn() {
-    let mut program = compile("scenarios/semantic_groups/following.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    fix_formation(&mut program, Formation::River);
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("formation of middle is side_by_side")), "{failed:?}");
 }
 
 /// Every walker of the program seeks its goal straight, without A*.
@@ -83,19 +56,44 @@ fn walk_straight(program: &mut Program) {
 }
 
 #[test]
+fn a_trio_kept_side_by_side_fails_the_door() {
+    let failed = broken("scenarios/semantic_groups/door.crowd", |p| fix_formation(p, Formation::SideBySide));
+    assert_fails(&failed, "formation of trio is v");
+    assert_fails(&failed, "formation of trio is river");
+}
+
+#[test]
+fn groups_kept_in_a_river_fail_the_corridor() {
+    let failed = broken("scenarios/semantic_groups/corridor.crowd", |p| fix_formation(p, Formation::River));
+    assert_fails(&failed, "is side_by_side at 24 s");
+}
+
+#[test]
+fn a_stage_crowd_without_distance_enforcement_overlaps() {
+    let failed = broken("scenarios/semantic_groups/stage_crowd.crowd", |program| {
+        // Bodies keep at least the sum of their radii apart too: both must go.
+        program.params.space_colonization.t_min = 0.0;
+        for p in &mut program.populations {
+            p.radius = Dist::Constant(0.0);
+        }
+    });
+    assert_fails(&failed, "min distance");
+}
+
+#[test]
+fn groups_kept_in_a_river_fail_following_on_a_lawn() {
+    let failed = broken("scenarios/semantic_groups/following.crowd", |p| fix_formation(p, Formation::River));
+    assert_fails(&failed, "formation of middle is side_by_side");
+}
+
+#[test]
 fn walkers_without_astar_do_not_go_round_the_baffle() {
-    let mut program = compile("scenarios/semantic_groups/baffle.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    walk_straight(&mut program);
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("northerners reaches goal within 35 s")), "{failed:?}");
+    let failed = broken("scenarios/semantic_groups/baffle.crowd", walk_straight);
+    assert_fails(&failed, "northerners reaches goal within 35 s");
 }
 
 #[test]
 fn walkers_without_astar_do_not_go_round_the_ledge() {
-    let mut program = compile("scenarios/semantic_groups/ledge.crowd");
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    walk_straight(&mut program);
-    let failed = failures(&program);
-    assert!(failed.iter().any(|f| f.contains("walkers reaches goal within 32 s")), "{failed:?}");
+    let failed = broken("scenarios/semantic_groups/ledge.crowd", walk_straight);
+    assert_fails(&failed, "walkers reaches goal within 32 s");
 }
