@@ -2,14 +2,13 @@
 //! a scenario with the behaviour it shows switched off in the compiled
 //! `Program` and the same expectations must fail.
 //!
-//! Not every behaviour has a switch in the `Program`: giving places up and
-//! waiting in line (capacity_demand, backyard, party), the A* grid's body
-//! clearance (narrow_slot) and the A* costs and estimate (baffle, ledge) are
-//! the executor's, and these tests add no hooks into it for them. The
-//! baffle and the ledge are run here without A* (walking straight at the
-//! goal); their signature claims, which side walkers go round, were shown to
-//! fail with diagonals costing one cell (baffle) and with a Manhattan
-//! estimate (ledge), in every one of seeds 1 to 10.
+//! Behaviours the language cannot switch off (giving places up, waiting in
+//! line, the A* grid's body clearance) are switched in `Program::switches`.
+//! The A* costs and estimate have no switch: the baffle and the ledge are
+//! run here without A* (walking straight at the goal); their signature
+//! claims, which side walkers go round, were shown to fail with diagonals
+//! costing one cell (baffle) and with a Manhattan estimate (ledge), in
+//! every one of seeds 1 to 10.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Formation, PlannerKind, Program};
 
@@ -96,4 +95,34 @@ fn walkers_without_astar_do_not_go_round_the_baffle() {
 fn walkers_without_astar_do_not_go_round_the_ledge() {
     let failed = broken("scenarios/semantic_groups/ledge.crowd", walk_straight);
     assert_fails(&failed, "walkers reaches goal within 32 s");
+}
+
+#[test]
+fn guests_keeping_their_places_while_they_choose_freeze_capacity_demand() {
+    let failed = broken("scenarios/semantic_groups/capacity_demand.crowd", |p| p.switches.give_up_places = false);
+    assert_fails(&failed, "each of guests picks at least 3 goals by 300 s");
+}
+
+#[test]
+fn groups_not_waiting_in_line_starve_in_capacity_demand() {
+    let failed = broken("scenarios/semantic_groups/capacity_demand.crowd", |p| p.switches.wait_in_line = false);
+    assert_fails(&failed, "each of guests picks at least 3 goals by 300 s");
+}
+
+#[test]
+fn guests_keeping_their_places_while_they_choose_freeze_the_backyard() {
+    let failed = broken("scenarios/semantic_groups/backyard.crowd", |p| p.switches.give_up_places = false);
+    assert_fails(&failed, "each of guests picks at least 3 goals by 180 s");
+}
+
+#[test]
+fn guests_keeping_their_places_while_they_choose_freeze_the_party() {
+    let failed = broken("scenarios/semantic_groups/party.crowd", |p| p.switches.give_up_places = false);
+    assert_fails(&failed, "each of guests picks at least 2 goals by 89 s");
+}
+
+#[test]
+fn paths_without_body_clearance_wait_at_the_narrow_slot() {
+    let failed = broken("scenarios/semantic_groups/narrow_slot.crowd", |p| p.switches.astar_clearance = false);
+    assert_fails(&failed, "at least 1 of trio inside opening");
 }

@@ -542,7 +542,9 @@ impl<'p> Simulation<'p> {
         if candidates.is_empty() {
             return Err(self.nothing_provides(i, wants));
         }
-        self.release(i);
+        if self.scene.program.switches.give_up_places {
+            self.release(i);
+        }
         if claim == NONE && t < self.scene.teams[team_ix].wait_end - TIME_EPS {
             return Ok(false);
         }
@@ -557,7 +559,7 @@ impl<'p> Simulation<'p> {
         } else {
             let room: Vec<_> = candidates.iter().copied().filter(|o| self.has_room(o.index(), size, team_ix)).collect();
             if room.is_empty() {
-                if claim == NONE {
+                if claim == NONE && self.scene.program.switches.wait_in_line {
                     self.wait_for_room(team_ix, &candidates, e, t);
                 }
                 return Ok(false);

@@ -180,7 +180,9 @@ impl Simulation<'_> {
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
         // Who leaves gives up its place, and the team its wait for one.
-        self.release(i);
+        if self.scene.program.switches.give_up_places {
+            self.release(i);
+        }
         self.drop_claim(self.scene.agents.mind[i].member.team as usize);
         let agents = &mut self.scene.agents;
         agents.mind[i].aim_is_own_goal = false;
