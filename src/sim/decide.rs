@@ -19,7 +19,7 @@
 //! its step length) within [`BLOCKED_REACH`] of the aim point: an object
 //! standing against a wall cannot be reached closer. A walker to an object
 //! also arrives when it came no `agents::PROGRESS` nearer to it for
-//! [`STALL_TIME`] within `arrival_radius` + [`CHAIN_REACH`] of it
+//! `agents::STALL_TIME` within `arrival_radius` + [`CHAIN_REACH`] of it
 //! (`Mind::stalled`): the people standing there let it no nearer, though it
 //! may still be shuffling (the one-step test misses a walker sidestepping
 //! back and forth). A region's aim point is inside it; an agent arrives in a
@@ -47,10 +47,6 @@ pub const CHAIN_REACH: f64 = 2.0;
 pub const BLOCKED_REACH: f64 = 1.0;
 /// A walking agent whose last step was shorter than this fraction of its step length is blocked.
 pub const BLOCKED_FRACTION: f64 = 0.1;
-/// A walker to an object that came no closer to it for this long, within
-/// `arrival_radius` + [`CHAIN_REACH`] of it, has arrived: those standing
-/// there let it no nearer, s.
-pub const STALL_TIME: f64 = 3.0;
 /// Slack on time comparisons, s.
 const TIME_EPS: f64 = 1e-9;
 

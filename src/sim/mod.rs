@@ -647,7 +647,7 @@ impl<'p> Simulation<'p> {
                 m.closest = d;
                 m.closer_at = t;
             }
-            m.stalled = t - m.closer_at >= decide::STALL_TIME - 1e-9;
+            m.stalled = t - m.closer_at >= agents::STALL_TIME - 1e-9;
         }
     }
 
