@@ -362,6 +362,9 @@ pub fn river_targets(members: &[Vec2], heading: Vec2, spacing: f64) -> Vec<Optio
 pub struct Disc {
     pub centre: Vec2,
     pub radius: f64,
+    /// How far it walks on along the group's heading while the group walks
+    /// its ROI, m (0: it stays, or comes nearer).
+    pub away: f64,
 }
 
 /// What the ROI test sees: the obstacles and bounds (`walk`, `None` for
@@ -455,7 +458,13 @@ impl Roi {
                 }
             }
         }
-        free.others.iter().all(|o| segment_distance(a, b, o.centre) >= w + o.radius)
+        // Someone walking on ahead leaves room behind it as the group
+        // advances: the group only sweeps the part of its ROI it gains on them.
+        let depth = a.distance(b);
+        free.others.iter().all(|o| {
+            let end = if o.away > 0.0 && depth > 0.0 { a + (b - a) * ((depth - o.away).max(0.0) / depth) } else { b };
+            segment_distance(a, end, o.centre) >= w + o.radius
+        })
     }
 }
 
@@ -771,19 +780,28 @@ mod tests {
         // Someone 1 m to the side, 2 m ahead: on the group's line too close for
         // side by side (1.05 + 0.25), not for the V (0.65 + 0.25); 0.4 m to
         // the right side by side fits.
-        let beside = [Disc { centre: v(5.0, 6.0), radius: 0.25 }];
+        let beside = [Disc { centre: v(5.0, 6.0), radius: 0.25, away: 0.0 }];
         assert!(!on_line(FormationKind::SideBySide, &beside) && on_line(FormationKind::V, &beside));
         assert_eq!(with(&beside), (FormationKind::SideBySide, -0.4));
         // Someone right ahead blocks every ROI within a spacing of the line: the river is the fallback.
-        assert_eq!(with(&[Disc { centre: v(5.0, 5.0), radius: 0.25 }]), (FormationKind::River, 0.0));
+        assert_eq!(with(&[Disc { centre: v(5.0, 5.0), radius: 0.25, away: 0.0 }]), (FormationKind::River, 0.0));
+        // Someone 2 m right ahead who walks on as far as the group in the
+        // time it walks its ROI leaves room: side by side; walking on half as
+        // far, they are still caught up with: no side by side on any line.
+        let leaving = |away| [Disc { centre: v(5.0, 5.0), radius: 0.25, away }];
+        assert_eq!(with(&leaving(3.0)), (FormationKind::SideBySide, 0.0));
+        assert_ne!(with(&leaving(1.5)).0, FormationKind::SideBySide);
         // Behind the group, or beyond the depth, nobody matters.
         assert_eq!(
-            with(&[Disc { centre: v(0.5, 5.0), radius: 0.25 }, Disc { centre: v(8.0, 5.0), radius: 0.25 }]),
+            with(&[
+                Disc { centre: v(0.5, 5.0), radius: 0.25, away: 0.0 },
+                Disc { centre: v(8.0, 5.0), radius: 0.25, away: 0.0 }
+            ]),
             (FormationKind::SideBySide, 0.0)
         );
         // Another group's reserved core counts like a body.
         let other = group_space(&[v(5.0, 6.2), v(5.8, 6.2)], &[0.25, 0.25]).unwrap();
-        let core = [Disc { centre: other.centre, radius: other.core_radius(0.5) }];
+        let core = [Disc { centre: other.centre, radius: other.core_radius(0.5), away: 0.0 }];
         assert!(!on_line(FormationKind::SideBySide, &core) && on_line(FormationKind::V, &core));
         assert_eq!(with(&core), (FormationKind::SideBySide, -0.2));
         // A lone agent is a river of one; a zero heading leaves a disc at C.

@@ -352,6 +352,7 @@ impl Checker {
             params: self.params.clone(),
             expectations,
             output,
+            switches: ir::Switches::default(),
         })
     }
 

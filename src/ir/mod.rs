@@ -58,6 +58,32 @@ pub struct Program {
     pub params: Params,
     pub expectations: Vec<Expectation>,
     pub output: Output,
+    /// Behaviours of the executor that the language does not switch: all on
+    /// in every compiled program, and left out of `crowd ir`.
+    pub switches: Switches,
+}
+
+/// Behaviours of the executor that a scenario cannot switch off: a test
+/// switches one off in a compiled [`Program`] to show that the scenario's
+/// expectations notice (`tests/sg_model_breaks.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Switches {
+    /// An agent done with an object (choosing again, or leaving) gives its
+    /// place up at once; off: it keeps it until it picks another goal.
+    pub give_up_places: bool,
+    /// A group that finds no object with room for it lines up at one, and
+    /// nobody may take the room it needs there; off: it takes whatever
+    /// frees first, if others leave it room.
+    pub wait_in_line: bool,
+    /// Semantic groups' A* grid and paths keep the widest walker's body
+    /// radius from obstacles; off: they keep none.
+    pub astar_clearance: bool,
+}
+
+impl Default for Switches {
+    fn default() -> Switches {
+        Switches { give_up_places: true, wait_in_line: true, astar_clearance: true }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -50,7 +50,21 @@ pub(crate) struct Mind {
     pub picks: u32,
     /// It takes a place at its goal object (counted in the object's occupancy).
     pub holds: bool,
+    /// Walking to an object: the closest it came to the object so far, m
+    /// (infinite until its first step there).
+    pub closest: f64,
+    /// When it last came [`PROGRESS`] closer to the object it walks to, s.
+    pub closer_at: f64,
+    /// It came no closer to the object it walks to for [`STALL_TIME`].
+    pub stalled: bool,
 }
+
+/// A walker to an object makes progress when it comes this much closer to it, m.
+pub(crate) const PROGRESS: f64 = 0.1;
+/// A walker to an object that came no [`PROGRESS`] closer to it for this
+/// long is stalled; within `arrival_radius` + `decide::CHAIN_REACH` of it, it
+/// has arrived: those standing there let it no nearer, s.
+pub(crate) const STALL_TIME: f64 = 3.0;
 
 /// A procedural group, or a solo agent's own one-member team.
 #[derive(Clone, Debug)]

@@ -17,10 +17,15 @@
 //! the same aim, within [`CHAIN_REACH`] of the aim point; and when it is pressed
 //! against something (its last step was shorter than [`BLOCKED_FRACTION`] of
 //! its step length) within [`BLOCKED_REACH`] of the aim point: an object
-//! standing against a wall cannot be reached closer. A region's aim point is
-//! inside it; an agent arrives in a region once inside it and then by the
-//! same three rules (anywhere inside), so a region fills from its aim point
-//! outwards instead of jamming at its edge; a door (a segment) is reached
+//! standing against a wall cannot be reached closer. A walker to an object
+//! also arrives when it came no `agents::PROGRESS` nearer to it for
+//! `agents::STALL_TIME` within `arrival_radius` + [`CHAIN_REACH`] of it
+//! (`Mind::stalled`): the people standing there let it no nearer, though it
+//! may still be shuffling (the one-step test misses a walker sidestepping
+//! back and forth). A region's aim point is inside it; an agent arrives in a
+//! region once inside it and then by the same three rules (anywhere
+//! inside), so a region fills from its aim point outwards instead of
+//! jamming at its edge; a door (a segment) is reached
 //! within `arrival_radius`. Following another agent, arrival means being
 //! within `t_min + arrival_radius` of it (they cannot get closer).
 
@@ -182,6 +187,11 @@ impl<'p> Simulation<'p> {
         if !matches!(aim, Goal::Region(_)) && d2 > chain * chain {
             return false;
         }
+        // Stalled by those standing at an object: as near as it gets.
+        let m = &self.scene.agents.mind[i];
+        if matches!(aim, Goal::Object(_)) && walking && m.stalled {
+            return true;
+        }
         let mut touching = false;
         let t2 = self.scene.min_distance * self.scene.min_distance;
         self.scene.grid.for_each_candidate(p, self.scene.min_distance, |j| {
@@ -323,6 +333,9 @@ impl<'p> Simulation<'p> {
         let b = pop.behaviour.index();
         m.mode = mode;
         m.since = t;
+        m.closest = f64::INFINITY;
+        m.closer_at = t;
+        m.stalled = false;
         m.picked = false;
         m.dwell_end = None;
         m.aim_is_own_goal = false;
@@ -446,6 +459,8 @@ impl<'p> Simulation<'p> {
         if m.aim_is_own_goal {
             self.scene.agents.aim[i] = g;
             self.scene.agents.arrived[i] = false;
+            m.closest = f64::INFINITY;
+            m.stalled = false;
         }
         if g != Goal::None {
             self.log[self.scene.agents.id[i] as usize].sought |= m.aim_is_own_goal;
@@ -529,7 +544,9 @@ impl<'p> Simulation<'p> {
         if candidates.is_empty() {
             return Err(self.nothing_provides(i, wants));
         }
-        self.release(i);
+        if self.scene.program.switches.give_up_places {
+            self.release(i);
+        }
         if claim == NONE && t < self.scene.teams[team_ix].wait_end - TIME_EPS {
             return Ok(false);
         }
@@ -544,7 +561,7 @@ impl<'p> Simulation<'p> {
         } else {
             let room: Vec<_> = candidates.iter().copied().filter(|o| self.has_room(o.index(), size, team_ix)).collect();
             if room.is_empty() {
-                if claim == NONE {
+                if claim == NONE && self.scene.program.switches.wait_in_line {
                     self.wait_for_room(team_ix, &candidates, e, t);
                 }
                 return Ok(false);

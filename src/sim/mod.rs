@@ -53,7 +53,7 @@ use crate::world::grid::Grid;
 use crate::world::markers;
 use crate::world::walkable::Walkable;
 
-use agents::retain;
+use agents::{retain, Goal};
 pub use error::SimError;
 use models::{Drive, Models};
 use motion::Blame;
@@ -618,12 +618,37 @@ impl<'p> Simulation<'p> {
             s.settling.clear();
             s.settling.extend((0..n).filter(|&i| s.settles[i]));
             self.models.settle(&self.scene, &mut self.drives, &s.settling);
+            self.note_progress(self.time(self.step + 1));
             self.scene.agents.fresh.fill(false);
             s.keys_valid = true;
         }
         self.times.sequential += sequential.elapsed(&self.workers);
         self.scratch = s;
         result
+    }
+
+    /// Notes, at `t`, how close each agent walking to an object came to it
+    /// (`Mind::closest`): a walker that stopped getting closer stands as
+    /// near as those already there let it (see `decide.rs`, arrival).
+    fn note_progress(&mut self, t: f64) {
+        let agents = &mut self.scene.agents;
+        for i in 0..agents.pos.len() {
+            let m = &mut agents.mind[i];
+            let Goal::Object(o) = agents.aim[i] else {
+                m.stalled = false;
+                continue;
+            };
+            if agents.arrived[i] {
+                m.stalled = false;
+                continue;
+            }
+            let d = agents.pos[i].distance(self.scene.program.objects[o.index()].position);
+            if d <= m.closest - agents::PROGRESS {
+                m.closest = d;
+                m.closer_at = t;
+            }
+            m.stalled = t - m.closer_at >= agents::STALL_TIME - 1e-9;
+        }
     }
 
     /// Phase 8, resolve: distance enforcement over the moved positions; the velocities

@@ -180,7 +180,9 @@ impl Simulation<'_> {
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
         // Who leaves gives up its place, and the team its wait for one.
-        self.release(i);
+        if self.scene.program.switches.give_up_places {
+            self.release(i);
+        }
         self.drop_claim(self.scene.agents.mind[i].member.team as usize);
         let agents = &mut self.scene.agents;
         agents.mind[i].aim_is_own_goal = false;
@@ -307,6 +309,9 @@ impl Simulation<'_> {
                 picked: false,
                 picks: 0,
                 holds: false,
+                closest: f64::INFINITY,
+                closer_at: t,
+                stalled: false,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });

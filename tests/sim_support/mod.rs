@@ -85,6 +85,7 @@ pub fn program(bounds: Rect, duration: f64) -> Program {
         params: Params::default(),
         expectations: vec![],
         output: Output { columns: vec![] },
+        switches: Switches::default(),
     }
 }
 

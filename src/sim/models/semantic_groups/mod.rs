@@ -55,7 +55,8 @@ impl Model for SemanticGroups {
                 Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
                 None => params.astar_cell,
             };
-            NodeGrid::new(&scene.space, Some(&scene.markers), cell, scene.max_radius)
+            let clearance = if program.switches.astar_clearance { scene.max_radius } else { 0.0 };
+            NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
         });
         // A population's teams keep its own formation, else its explicit group's.
         let keep = program

@@ -267,18 +267,26 @@ impl Units {
                 let depth = bg::roi_depth(u.space.radius, speed, remaining);
                 let ahead = Ahead { centre: c, heading, depth };
                 let reach = depth + u.space.radius + 2.0 * scene.max_radius + layout.spacing() * nm as f64;
+                // How far someone walking at `vel` goes on along the heading
+                // while the group walks the ROI (at its last step's velocity).
+                let walk_time = if speed > 0.0 { depth / speed } else { 0.0 };
+                let away = |vel: Vec2| (vel.dot(heading) * walk_time).max(0.0);
                 let mut others = Vec::new();
                 scene.grid.for_each_candidate(c, reach, |j| {
                     let j = j as usize;
                     if self.unit_of[j] != k as u32 {
-                        others.push(Disc { centre: agents.pos[j], radius: agents.radius[j] });
+                        let (centre, radius) = (agents.pos[j], agents.radius[j]);
+                        others.push(Disc { centre, radius, away: away(agents.vel[j]) });
                     }
                 });
                 // Other groups' cores; whether the ROI is free does not depend on their order.
                 self.cores.for_each_candidate(c, reach + self.max_space, |o| {
                     let v = &units[o as usize];
                     if o as usize != k && v.space.centre.distance(c) <= reach + v.space.radius {
-                        others.push(Disc { centre: v.space.centre, radius: v.space.core_radius(self.core) });
+                        let vel = v.members.iter().fold(Vec2::ZERO, |s, &i| s + agents.vel[i as usize])
+                            * (1.0 / v.members.len() as f64);
+                        let radius = v.space.core_radius(self.core);
+                        others.push(Disc { centre: v.space.centre, radius, away: away(vel) });
                     }
                 });
                 let free = FreeSpace { walk: Some(&scene.space), others: &others };
@@ -372,11 +380,16 @@ impl Units {
         let agents = &scene.agents;
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
+        let straight = pos + goal_step(pos, target, step);
+        let stalled = agents.mind[i].stalled;
         let blocked = |q: Vec2| {
             let mut hit = false;
             scene.grid.for_each_candidate(q, reach + step, |j| {
                 let j = j as usize;
-                if hit || j == i || agents.mind[j].member.team == team {
+                // Someone standing (at an object, or waiting for one) makes
+                // way for a walker that got no nearer to its object for a
+                // while: enforcement pushes both, and the walker gets through.
+                if hit || j == i || agents.mind[j].member.team == team || (stalled && !agents.active[j]) {
                     return;
                 }
                 let p = agents.pos[j];
@@ -384,7 +397,9 @@ impl Units {
                 // Walking away from a body it touches is always allowed.
                 hit = q.distance_squared(p) < touch * touch && q.distance_squared(p) < pos.distance_squared(p);
             });
-            hit
+            // A turn into a wall or an obstacle is no way round either: the
+            // walker would stand pressed against it, as would the one it met.
+            hit || (q != straight && !scene.space.is_clear(q, agents.radius[i]))
         };
         detoured(pos, target, step, blocked).unwrap_or(target)
     }
