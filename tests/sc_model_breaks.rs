@@ -23,6 +23,8 @@
 //!   crossing flows collide.
 //! - `surround_open`: the pack pursuing with shared markers instead of
 //!   surrounding: it closes in from one side.
+//! - `pursuit_pillar`: the hunter seeking where the target started instead
+//!   of pursuing it: it does not stay on the target's heels.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
 
@@ -215,4 +217,16 @@ fn pursuers_sharing_markers_do_not_surround_surround_open() {
         }
     }
     assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn seeking_where_the_target_was_loses_it_pursuit_pillar() {
+    let mut program = holding("pursuit_pillar");
+    let start = start_of(&program, "target");
+    for a in actions_mut(&mut program) {
+        if let Action::Pursue { planner, .. } = a {
+            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
+        }
+    }
+    assert_fails(&program, "hunter within 1 m of target");
 }
