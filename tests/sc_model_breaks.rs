@@ -78,6 +78,17 @@ fn start_of(program: &Program, name: &str) -> Vec2 {
     }
 }
 
+/// Pursuit switched off: every pursuer seeks, by the same planner, the
+/// point where the agent `target` started.
+fn seek_where_the_target_started(program: &mut Program) {
+    let start = start_of(program, "target");
+    for a in actions_mut(program) {
+        if let Action::Pursue { planner, .. } = a {
+            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
+        }
+    }
+}
+
 #[test]
 fn a_straight_seek_does_not_get_round_the_wall_fig2() {
     let mut program = holding("fig02_around_the_wall");
@@ -92,12 +103,7 @@ fn a_straight_seek_does_not_get_round_the_wall_fig2() {
 #[test]
 fn seeking_where_the_target_was_does_not_catch_it_fig3() {
     let mut program = holding("fig03_pursue");
-    let start = start_of(&program, "target");
-    for a in actions_mut(&mut program) {
-        if let Action::Pursue { planner, .. } = a {
-            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
-        }
-    }
+    seek_where_the_target_started(&mut program);
     assert_fails(&program, "follower reaches goal");
 }
 
@@ -222,11 +228,6 @@ fn pursuers_sharing_markers_do_not_surround_surround_open() {
 #[test]
 fn seeking_where_the_target_was_loses_it_pursuit_pillar() {
     let mut program = holding("pursuit_pillar");
-    let start = start_of(&program, "target");
-    for a in actions_mut(&mut program) {
-        if let Action::Pursue { planner, .. } = a {
-            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
-        }
-    }
+    seek_where_the_target_started(&mut program);
     assert_fails(&program, "hunter within 1 m of target");
 }
