@@ -26,6 +26,8 @@
 //!   meet head on and stand there.
 //! - `surround_open`: the pack pursuing with shared markers instead of
 //!   surrounding: it closes in from one side.
+//! - `pursuit_pillar`: the hunter seeking where the target started instead
+//!   of pursuing it: it does not stay on the target's heels.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
 
@@ -79,6 +81,17 @@ fn start_of(program: &Program, name: &str) -> Vec2 {
     }
 }
 
+/// Pursuit switched off: every pursuer seeks, by the same planner, the
+/// point where the agent `target` started.
+fn seek_where_the_target_started(program: &mut Program) {
+    let start = start_of(program, "target");
+    for a in actions_mut(program) {
+        if let Action::Pursue { planner, .. } = a {
+            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
+        }
+    }
+}
+
 #[test]
 fn a_straight_seek_does_not_get_round_the_wall_fig2() {
     let mut program = holding("fig02_around_the_wall");
@@ -93,12 +106,7 @@ fn a_straight_seek_does_not_get_round_the_wall_fig2() {
 #[test]
 fn seeking_where_the_target_was_does_not_catch_it_fig3() {
     let mut program = holding("fig03_pursue");
-    let start = start_of(&program, "target");
-    for a in actions_mut(&mut program) {
-        if let Action::Pursue { planner, .. } = a {
-            *a = Action::Seek { target: Target::Point(start), planner: planner.clone() };
-        }
-    }
+    seek_where_the_target_started(&mut program);
     assert_fails(&program, "follower reaches goal");
 }
 
@@ -232,4 +240,11 @@ fn pursuers_sharing_markers_do_not_surround_surround_open() {
         }
     }
     assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn seeking_where_the_target_was_loses_it_pursuit_pillar() {
+    let mut program = holding("pursuit_pillar");
+    seek_where_the_target_started(&mut program);
+    assert_fails(&program, "hunter within 1 m of target");
 }

@@ -85,6 +85,19 @@ impl Aims {
         }
     }
 
+    /// The slot of the agent that aim `g` walks to, for the agent in slot
+    /// `i`, when `g` is an anchor (a moving target).
+    #[inline]
+    pub fn agent(&self, i: usize, g: Goal) -> Option<usize> {
+        match g {
+            Goal::Anchor(a) => {
+                let slot = self.slot[a as usize];
+                (slot != NONE && slot as usize != i).then_some(slot as usize)
+            }
+            _ => None,
+        }
+    }
+
     /// The aim point of region `r`.
     pub fn region(&self, r: crate::ir::RegionId) -> Vec2 {
         self.regions[r.index()]

@@ -257,6 +257,21 @@ impl SpaceColonization {
                 None => idle,
             };
         }
+        if let (true, How::Tree { reserve: false, disjoint: false }) = (agents.arrived[i], how) {
+            if let Some(j) = scene.aims.agent(i, agents.aim[i]) {
+                // NOTE: at a moving target (pursue) the paper says nothing of
+                // arrival. A pursuer that stood until the target left and then
+                // walked at its own speed went in fits and starts: it keeps to
+                // the target's heels at the target's pace instead, and its
+                // tree starts again where it stands for when the target draws away.
+                // Its heels are `t_min` short of it: the pursuer does not push it.
+                let g = agents.pos[j];
+                walk.restart(pos, g);
+                let heels = g + crate::math::unit(pos - g).unwrap_or(Vec2::ZERO) * scene.min_distance;
+                let pace = (agents.vel[j].length() / agents.speed[i].max(f64::MIN_POSITIVE)).min(1.0);
+                return Plan { pace, ..Plan::walk_to(heels) };
+            }
+        }
         if agents.leaving[i] || agents.arrived[i] && !matches!(how, How::Escape(_)) {
             return match scene.aim_point(i, agents.aim[i]) {
                 Some(p) if agents.leaving[i] => Plan::walk_to(p),

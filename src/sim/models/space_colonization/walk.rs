@@ -164,7 +164,7 @@ impl Walk {
     }
 
     /// A new tree where the agent stands, aimed at `point`.
-    fn restart(&mut self, pos: Vec2, point: Vec2) {
+    pub fn restart(&mut self, pos: Vec2, point: Vec2) {
         self.tree = Some(Tree::new(pos));
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
     }
@@ -233,10 +233,21 @@ impl Growth {
         let point = match lure {
             Lure::Goal(g) | Lure::Away(g) => g,
         };
-        // Branch death (ii): the goal moved farther than R_d: regrow from where the agent walks from.
+        // Branch death (ii): the goal moved farther than R_d: regrow.
         if point.distance(walk.aimed) > self.recompute {
-            walk.cut_ahead();
-            walk.aimed = point;
+            match lure {
+                // NOTE: a pursuer regrows from where it stands. The node it
+                // walked from may lie behind it, a last leg or more back (it
+                // walks straight to a target within α of its last node, and
+                // stands while it has arrived): regrown from there, it turned
+                // back to that node and fell metres behind a target it was
+                // at the heels of (`pursuit_pillar`).
+                Lure::Goal(_) if !reserve && !disjoint => walk.restart(pos, point),
+                _ => {
+                    walk.cut_ahead();
+                    walk.aimed = point;
+                }
+            }
         }
         let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         let head = if walk.next != NO_NODE { walk.next } else { walk.at };
