@@ -11,6 +11,8 @@
 //!   not get away.
 //! - Fig 6: `w_max = 1`, letter markers weigh like the floor's: the H team
 //!   does not fill its letter up to the top of its strokes.
+//! - `shape_capacity_half`, `shape_capacity_90`: `w_max = 1`: the upright
+//!   and the foot of the L do not hold their share of the formers.
 //! - Fig 7: each troupe aligned to the other's mask, so its own is gone: the
 //!   troupes do not settle on the mask lines.
 //! - Fig 8: the trail sprayed no denser than the floor: the walkers do not
@@ -140,6 +142,18 @@ fn letters_whose_markers_weigh_like_the_floor_are_not_filled_fig6() {
     // The H's strokes run up from where its team enters; the V's lean in.
     assert_fails(&program, "of h_team inside letter_h");
     assert_fails(&program, "of h_team inside h_top_left");
+}
+
+#[test]
+fn crowded_ls_whose_markers_weigh_like_the_floor_are_not_filled_shape_capacity() {
+    // Half and 90% of the L's packing capacity: without Eq 14's weight the
+    // formers settle around the L on the floor's markers as much as in it.
+    for name in ["shape_capacity_half", "shape_capacity_90"] {
+        let mut program = holding(name);
+        program.params.space_colonization.w_max = 1.0;
+        assert_fails(&program, "of formers inside upright");
+        assert_fails(&program, "of formers inside foot");
+    }
 }
 
 #[test]
