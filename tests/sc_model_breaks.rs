@@ -9,8 +9,11 @@
 //! - Fig 4: pursuers sharing markers: they do not split round the crate.
 //! - Fig 5: pursuing the followers instead of escaping them: the runner does
 //!   not get away.
-//! - Fig 6: `w_max = 1`, letter markers weigh like the floor's: the H team
-//!   does not fill its letter up to the top of its strokes.
+//! - Fig 6: each team forms the other's letter: neither fills its own
+//!   (`w_max = 1` no longer breaks it: the letters fill on their denser
+//!   markers alone).
+//! - `shape_capacity_half`, `shape_capacity_90`: `w_max = 1`: the upright
+//!   and the foot of the L do not hold their share of the formers.
 //! - Fig 7: each troupe aligned to the other's mask, so its own is gone: the
 //!   troupes do not settle on the mask lines.
 //! - Fig 8: the trail sprayed no denser than the floor: the walkers do not
@@ -134,12 +137,38 @@ fn escaping_towards_the_followers_fails_fig5() {
 }
 
 #[test]
-fn letters_whose_markers_weigh_like_the_floor_are_not_filled_fig6() {
+fn teams_forming_each_others_letter_fail_fig6() {
+    // `w_max = 1` no longer breaks Fig 6: with every agent competing for
+    // markers and formers moving on to roomier parts of their letter, 20-24
+    // agents fill a letter on its denser markers alone (Eq 14's weight is
+    // pinned by the crowded L below). Each team forms the other's letter.
     let mut program = holding("fig06_letters_vh");
-    program.params.space_colonization.w_max = 1.0;
-    // The H's strokes run up from where its team enters; the V's lean in.
+    let shapes: Vec<_> = actions_mut(&mut program)
+        .filter_map(|a| match a {
+            Action::Form { shape } => Some(*shape),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shapes.len(), 2, "one form per team");
+    for a in actions_mut(&mut program) {
+        if let Action::Form { shape } = a {
+            *shape = if *shape == shapes[0] { shapes[1] } else { shapes[0] };
+        }
+    }
     assert_fails(&program, "of h_team inside letter_h");
-    assert_fails(&program, "of h_team inside h_top_left");
+    assert_fails(&program, "of v_team inside letter_v");
+}
+
+#[test]
+fn crowded_ls_whose_markers_weigh_like_the_floor_are_not_filled_shape_capacity() {
+    // Half and 90% of the L's packing capacity: without Eq 14's weight the
+    // formers settle around the L on the floor's markers as much as in it.
+    for name in ["shape_capacity_half", "shape_capacity_90"] {
+        let mut program = holding(name);
+        program.params.space_colonization.w_max = 1.0;
+        assert_fails(&program, "of formers inside upright");
+        assert_fails(&program, "of formers inside foot");
+    }
 }
 
 #[test]

@@ -12,13 +12,106 @@ use crate::world::geometry::{bounding_box, contains};
 /// Tries at drawing a point of a shape's convex hull.
 const HULL_TRIES: u32 = 64;
 
-/// Whether a marker of `shape` lies in agent `i`'s personal space.
-pub(super) fn shape_marker_near(scene: &Scene, i: usize, shape: ShapeId) -> bool {
-    let mut near = false;
-    scene.markers.within(&scene.marker_grid, scene.agents.pos[i], scene.agents.personal[i], |m| {
-        near = near || scene.markers.in_shape(m, shape);
+/// Tries at drawing a shape marker with room around it.
+const ROOM_TRIES: u32 = 16;
+/// A former moves on to a part of its shape at most this crowded, relative
+/// to where it stands: half as much room again.
+const ROOM_SHARE: f64 = 2.0 / 3.0;
+/// How far a former looks for a roomier part of its shape, in personal
+/// spaces: twice as far as the crowding it compares.
+const ROOM_REACH: f64 = 4.0;
+
+/// What agent `i` sees of `shape` in its personal space: whether any of its
+/// markers lies there, and whether one of those is free (closer to `i` than
+/// to any other agent).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ShapeView {
+    pub sees: bool,
+    pub free: bool,
+}
+
+/// What agent `i` sees of `shape`'s markers in its personal space.
+pub(super) fn shape_view(scene: &Scene, i: usize, shape: ShapeId) -> ShapeView {
+    let p = scene.agents.pos[i];
+    let mut rivals: Option<Vec<Vec2>> = None;
+    let mut view = ShapeView { sees: false, free: false };
+    scene.markers.within(&scene.marker_grid, p, scene.agents.personal[i], |m| {
+        if view.free || !scene.markers.in_shape(m, shape) {
+            return;
+        }
+        view.sees = true;
+        let rivals = rivals.get_or_insert_with(|| rivals_of(scene, i));
+        view.free = !closer_to_a_rival(scene.markers.positions[m as usize], p, rivals);
     });
-    near
+    view
+}
+
+/// Shape formation, when agent `i`'s personal space holds no free marker of
+/// the shape: a marker of the shape with room around it, the one farthest
+/// from any other agent of [`ROOM_TRIES`] drawn from `i`'s own stream (the
+/// first drawn on ties), or `None` when the shape has no markers.
+pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> Option<Vec2> {
+    let ids = scene.markers.shape_markers(shape);
+    if ids.is_empty() {
+        return None;
+    }
+    let n = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+    let reach = 2.0 * scene.agents.personal[i].max(scene.min_distance);
+    let mut rng = stream(scene.seed, Purpose::Formation, scene.entity(i), draw);
+    let mut best: Option<(f64, Vec2)> = None;
+    for _ in 0..ROOM_TRIES {
+        let q = scene.markers.positions[ids[rng.below(n) as usize] as usize];
+        // The distance to the closest other agent, capped at `reach`.
+        let mut room = reach;
+        scene.grid.for_each_near(q, reach, |j, a| {
+            if j as usize != i {
+                room = room.min(a.distance(q));
+            }
+        });
+        if best.map_or(true, |(r, _)| room > r) {
+            best = Some((room, q));
+        }
+    }
+    best.map(|(_, q)| q)
+}
+
+/// Shape formation: a shape marker within [`ROOM_REACH`] personal spaces
+/// with less than [`ROOM_SHARE`] of the crowding agent `i`, inside the shape, stands in, drawn from its own stream, if the one drawn
+/// has it. Crowding is agents per shape marker within the personal space
+/// (`i` counted where it stands and at the marker).
+pub(super) fn roomier_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> Option<Vec2> {
+    let p = scene.agents.pos[i];
+    if !contains(&scene.program.world.shapes[shape.index()].shape, p) {
+        return None;
+    }
+    let mut near: Vec<u32> = Vec::new();
+    scene.markers.within(&scene.marker_grid, p, ROOM_REACH * scene.agents.personal[i], |m| {
+        if scene.markers.in_shape(m, shape) {
+            near.push(m);
+        }
+    });
+    let n = u32::try_from(near.len()).ok().filter(|&n| n > 0)?;
+    let mut rng = stream(scene.seed, Purpose::Formation, scene.entity(i), draw);
+    let q = scene.markers.positions[near[rng.below(n) as usize] as usize];
+    let here = crowding(scene, i, p, shape)?;
+    let there = crowding(scene, i, q, shape)?;
+    (there < ROOM_SHARE * here).then_some(q)
+}
+
+/// Agents within twice agent `i`'s personal space of `p`
+/// (`i` itself counted once) per marker of `shape` there; `None` without
+/// such markers.
+fn crowding(scene: &Scene, i: usize, p: Vec2, shape: ShapeId) -> Option<f64> {
+    let r = 2.0 * scene.agents.personal[i];
+    let mut markers = 0u32;
+    scene.markers.within(&scene.marker_grid, p, r, |m| {
+        markers += u32::from(scene.markers.in_shape(m, shape));
+    });
+    let mut agents = 1u32;
+    scene.grid.for_each_near(p, r, |j, q| {
+        agents += u32::from(j as usize != i && q.distance_squared(p) <= r * r);
+    });
+    (markers > 0).then(|| f64::from(agents) / f64::from(markers))
 }
 
 /// Eqs. 10–12 with the weights of Eq 14 (shape, `w_max` inside it) and
@@ -41,15 +134,8 @@ pub(super) fn direct_plan(
     let mut sees_mask = false;
     // Shape formation: the agents that may be closer to a marker than this one.
     let mut rivals: Vec<Vec2> = Vec::new();
-    if let Some(s) = shape {
-        let outline = &scene.program.world.shapes[s.index()].shape;
-        if contains(outline, p) {
-            scene.grid.for_each_near(p, 2.0 * r, |j, q| {
-                if j as usize != i && contains(outline, q) {
-                    rivals.push(q);
-                }
-            });
-        }
+    if shape.is_some() {
+        rivals = rivals_of(scene, i);
     }
     // (marker, weight, on the mask)
     let mut weighted: Vec<(Vec2, f64, bool)> = Vec::new();
@@ -80,10 +166,22 @@ pub(super) fn direct_plan(
     Plan { direct: Some(m_d), pace, ..Plan::walk_to(p) }
 }
 
+/// The positions of the agents that may be closer than agent `i` to a
+/// marker in its personal space.
+fn rivals_of(scene: &Scene, i: usize) -> Vec<Vec2> {
+    let mut rivals = Vec::new();
+    scene.grid.for_each_near(scene.agents.pos[i], 2.0 * scene.agents.personal[i], |j, q| {
+        if j as usize != i {
+            rivals.push(q);
+        }
+    });
+    rivals
+}
+
 /// Shape formation: whether the marker at `q` is closer to another agent
 /// (at one of `rivals`) than to the agent at `p`, which then does not count
-/// it (ties count for both). Rivals are agents inside the shape, counted by
-/// agents inside it: one still outside follows every marker it sees in.
+/// it (ties count for both). Every agent is a rival, inside the shape or
+/// not: agents at its edge yield markers to those pressing in.
 ///
 /// NOTE: Eqs 10–12 count every marker in the personal space, so agents that
 /// reach a shape together pull towards the same markers and pile up where

@@ -31,6 +31,10 @@ use crate::world::markers::Change;
 use reserve::{Tables, Walks};
 use walk::{Growth, Rules, Walk};
 
+/// Shape formation: how often a former in direct motion looks at one other
+/// part of its shape for more room, s.
+const ROOM_PERIOD: f64 = 2.0;
+
 /// How a mode moves an agent by space colonization.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum How {
@@ -281,15 +285,59 @@ impl SpaceColonization {
         match how {
             How::Align(mask) => direct::direct_plan(scene, i, None, Some(mask), self.w_max, self.max_personal),
             How::Form { shape, mask } => {
-                if !walk.direct && direct::shape_marker_near(scene, i, shape) {
-                    walk.direct = true;
-                    walk.tree = None;
-                }
-                if !walk.direct && pos.distance(walk.hull_goal) <= scene.stride(i) {
-                    // NOTE: the hull of a concave shape (an H) holds points far from
-                    // any of its markers; an agent that reaches one without seeing
-                    // the shape draws another instead of standing there.
-                    let hull_goal = direct::hull_point(scene, i, shape, walk.hull_draws);
+                let view = direct::shape_view(scene, i, shape);
+                let reached = !walk.direct && pos.distance(walk.hull_goal) <= scene.stride(i);
+                walk.room_wait -= scene.clock.dt;
+                // A walk to a roomier part of the shape ends within sight of
+                // it, or where the crowd held the walker for a while.
+                let near_room =
+                    !walk.room || pos.distance(walk.hull_goal) <= agents.personal[i] || walk.room_wait <= 0.0;
+                let roomier = if walk.direct && view.free && walk.room_wait <= 0.0 {
+                    walk.room_wait = ROOM_PERIOD;
+                    let q = direct::roomier_point(scene, i, shape, walk.hull_draws);
+                    walk.hull_draws += 1;
+                    q
+                } else {
+                    None
+                };
+                if let Some(q) = roomier {
+                    // NOTE: Eqs 10–12 over the markers closest to each agent
+                    // settle wherever each has its markers to itself, packed
+                    // in the first part of the shape reached and sparse in
+                    // the rest. "Fighting for space", a former that sees a
+                    // part of its shape with half as much room again as where
+                    // it stands walks there.
+                    *walk = Walk {
+                        tree: Some(Tree::new(pos)),
+                        at: 0,
+                        next: NO_NODE,
+                        aimed: q,
+                        hull_goal: q,
+                        hull_draws: walk.hull_draws,
+                        room: true,
+                        room_wait: ROOM_PERIOD,
+                        ..Walk::default()
+                    };
+                } else if view.free && (walk.direct || near_room) {
+                    if !walk.direct {
+                        walk.direct = true;
+                        walk.tree = None;
+                        walk.room_wait = ROOM_PERIOD;
+                    }
+                } else if view.free {
+                    // On the way to a roomier part of the shape.
+                } else if walk.direct || reached || view.sees && (!walk.room || walk.room_wait <= 0.0) {
+                    // NOTE: the paper's agents follow the shape markers in
+                    // their personal space. When every one of those is closer
+                    // to another agent (the part of the shape in sight is
+                    // full) the agent walks on to a shape marker with room
+                    // around it instead of pressing against the others.
+                    // The hull of a concave shape (an H) also holds points
+                    // far from any of its markers; an agent that reaches one
+                    // without seeing the shape draws another hull point.
+                    let room = view.sees || walk.direct || walk.room;
+                    let drawn = if room { direct::room_point(scene, i, shape, walk.hull_draws) } else { None };
+                    let hull_goal = drawn.unwrap_or_else(|| direct::hull_point(scene, i, shape, walk.hull_draws));
                     *walk = Walk {
                         tree: Some(Tree::new(pos)),
                         at: 0,
@@ -297,6 +345,9 @@ impl SpaceColonization {
                         aimed: hull_goal,
                         hull_goal,
                         hull_draws: walk.hull_draws + 1,
+                        room: drawn.is_some(),
+                        // A room walk blocked by the crowd draws again.
+                        room_wait: ROOM_PERIOD,
                         ..Walk::default()
                     };
                 }

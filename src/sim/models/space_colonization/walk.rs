@@ -81,6 +81,12 @@ pub(crate) struct Walk {
     pub direct: bool,
     /// Hull points drawn so far by this formation walk.
     pub hull_draws: u64,
+    /// Shape formation: `hull_goal` is a shape marker with room around it,
+    /// drawn when the shape markers in sight were all another's.
+    pub room: bool,
+    /// Direct motion: time until the former next looks for a roomier part
+    /// of its shape, s.
+    pub room_wait: f64,
     /// Reservation: whether the agent holds the markers of `at` and of `next`.
     pub holds_at: bool,
     pub granted: bool,
