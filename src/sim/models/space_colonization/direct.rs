@@ -75,10 +75,11 @@ pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> 
     best.map(|(_, q)| q)
 }
 
-/// Shape formation: a shape marker within [`ROOM_REACH`] personal spaces
-/// with less than [`ROOM_SHARE`] of the crowding agent `i`, inside the shape, stands in, drawn from its own stream, if the one drawn
-/// has it. Crowding is agents per shape marker within the personal space
-/// (`i` counted where it stands and at the marker).
+/// Shape formation, for agent `i` inside the shape: one shape marker within
+/// [`ROOM_REACH`] personal spaces, drawn from `i`'s own stream, when it is
+/// less than [`ROOM_SHARE`] as crowded as where `i` stands. Crowding is
+/// agents per shape marker within twice the personal space (`i` counted
+/// where it stands and at the marker).
 pub(super) fn roomier_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> Option<Vec2> {
     let p = scene.agents.pos[i];
     if !contains(&scene.program.world.shapes[shape.index()].shape, p) {

@@ -33,7 +33,7 @@ use walk::{Growth, Rules, Walk};
 
 /// Shape formation: how often a former in direct motion looks at one other
 /// part of its shape for more room, s.
-const ROOM_PERIOD: f64 = 2.0;
+pub(super) const ROOM_PERIOD: f64 = 2.0;
 
 /// How a mode moves an agent by space colonization.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -307,17 +307,7 @@ impl SpaceColonization {
                     // the rest. "Fighting for space", a former that sees a
                     // part of its shape with half as much room again as where
                     // it stands walks there.
-                    *walk = Walk {
-                        tree: Some(Tree::new(pos)),
-                        at: 0,
-                        next: NO_NODE,
-                        aimed: q,
-                        hull_goal: q,
-                        hull_draws: walk.hull_draws,
-                        room: true,
-                        room_wait: ROOM_PERIOD,
-                        ..Walk::default()
-                    };
+                    *walk = Walk::to_shape_point(pos, q, walk.hull_draws, true);
                 } else if view.free && (walk.direct || near_room) {
                     if !walk.direct {
                         walk.direct = true;
@@ -338,18 +328,7 @@ impl SpaceColonization {
                     let room = view.sees || walk.direct || walk.room;
                     let drawn = if room { direct::room_point(scene, i, shape, walk.hull_draws) } else { None };
                     let hull_goal = drawn.unwrap_or_else(|| direct::hull_point(scene, i, shape, walk.hull_draws));
-                    *walk = Walk {
-                        tree: Some(Tree::new(pos)),
-                        at: 0,
-                        next: NO_NODE,
-                        aimed: hull_goal,
-                        hull_goal,
-                        hull_draws: walk.hull_draws + 1,
-                        room: drawn.is_some(),
-                        // A room walk blocked by the crowd draws again.
-                        room_wait: ROOM_PERIOD,
-                        ..Walk::default()
-                    };
+                    *walk = Walk::to_shape_point(pos, hull_goal, walk.hull_draws + 1, drawn.is_some());
                 }
                 if walk.direct {
                     direct::direct_plan(scene, i, Some(shape), mask, self.w_max, self.max_personal)

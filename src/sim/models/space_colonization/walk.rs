@@ -8,6 +8,8 @@ use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::rng::{stream, Draws, Purpose};
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
+
+use super::ROOM_PERIOD;
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
 
@@ -167,6 +169,23 @@ impl Walk {
             self.cut_ahead();
         }
         hit
+    }
+
+    /// Shape formation: a fresh walk on a new tree from `pos` to the shape
+    /// point `goal`, with `draws` points drawn so far; `room`: a walk to a
+    /// part of the shape with room, which gives up after [`ROOM_PERIOD`].
+    pub fn to_shape_point(pos: Vec2, goal: Vec2, draws: u64, room: bool) -> Walk {
+        Walk {
+            tree: Some(Tree::new(pos)),
+            at: 0,
+            next: NO_NODE,
+            aimed: goal,
+            hull_goal: goal,
+            hull_draws: draws,
+            room,
+            room_wait: ROOM_PERIOD,
+            ..Walk::default()
+        }
     }
 
     /// A new tree where the agent stands, aimed at `point`.
