@@ -29,11 +29,7 @@ use crate::world::grid::Grid;
 use crate::world::markers::Change;
 
 use reserve::{Tables, Walks};
-use walk::{Growth, Rules, Walk};
-
-/// Shape formation: how often a former in direct motion looks at one other
-/// part of its shape for more room, s.
-pub(super) const ROOM_PERIOD: f64 = 2.0;
+use walk::{Growth, Rules, Walk, ROOM_PERIOD};
 
 /// How a mode moves an agent by space colonization.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,10 +8,12 @@ use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::rng::{stream, Draws, Purpose};
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
-
-use super::ROOM_PERIOD;
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
+
+/// Shape formation: how often a former in direct motion looks at one other
+/// part of its shape for more room, s.
+pub(super) const ROOM_PERIOD: f64 = 2.0;
 
 /// A crowd agent that has waited this long for a node's markers regrows its
 /// path around the markers others hold, s.
