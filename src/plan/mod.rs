@@ -4,4 +4,5 @@
 //! uniforms handed in by the executor, no printing.
 
 pub mod astar;
+pub mod bvp;
 pub mod tree;
