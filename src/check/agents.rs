@@ -773,14 +773,15 @@ impl Checker {
                     );
                     return None;
                 }
-                Some(ir::Formation::Points { name: "sketch".into(), points })
+                Some(ir::Formation::Sketch(points))
             }
             ast::FormationKind::Named(n) => Some(match n.text.as_str() {
                 "auto" => ir::Formation::Auto,
-                "side_by_side" => ir::Formation::SideBySide,
+                "side_by_side" | "line" => ir::Formation::SideBySide,
                 "v" => ir::Formation::V,
-                "river" => ir::Formation::River,
-                other => ir::Formation::Points { name: other.to_string(), points: predefined(other) },
+                "river" | "column" => ir::Formation::River,
+                "diamond" => ir::Formation::Diamond,
+                _ => ir::Formation::Square,
             }),
         }
     }
@@ -791,17 +792,6 @@ pub(super) fn behaviour_actions(b: &ir::Behaviour) -> Box<dyn Iterator<Item = &i
     match &b.body {
         ir::BehaviourBody::Rules(rules) => Box::new(rules.iter().flat_map(|r| &r.actions)),
         ir::BehaviourBody::States(states) => Box::new(states.iter().flat_map(|s| &s.actions)),
-    }
-}
-
-/// Predefined formation shapes, 1 m apart, x along the walking direction.
-fn predefined(name: &str) -> Vec<Vec2> {
-    let v = Vec2::new;
-    match name {
-        "diamond" => vec![v(1.0, 0.0), v(0.0, 1.0), v(0.0, -1.0), v(-1.0, 0.0)],
-        "square" => vec![v(0.5, 0.5), v(0.5, -0.5), v(-0.5, 0.5), v(-0.5, -0.5)],
-        "line" => vec![v(0.0, 0.0), v(0.0, 1.0), v(0.0, -1.0), v(0.0, 2.0), v(0.0, -2.0)],
-        _ => vec![v(0.0, 0.0), v(-1.0, 0.0), v(-2.0, 0.0), v(-3.0, 0.0), v(-4.0, 0.0)],
     }
 }
 

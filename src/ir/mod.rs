@@ -402,12 +402,13 @@ pub enum Formation {
     SideBySide,
     V,
     River,
-    /// A predefined or sketched shape: formation points relative to the group
-    /// centre, x along the walking direction, m.
-    Points {
-        name: String,
-        points: Vec<Vec2>,
-    },
+    /// A square lattice, front row first (Silveira et al. Fig 4b).
+    Square,
+    /// The square lattice turned by 45° (Silveira et al. Fig 4a).
+    Diamond,
+    /// A sketched point list, x along the walking direction, m (Silveira et
+    /// al. Fig 3a), sampled for the members by `behave::formations`.
+    Sketch(Vec<Vec2>),
 }
 
 /// An explicit group of agents.

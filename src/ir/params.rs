@@ -117,9 +117,10 @@ parameters! {
         "epsilon" epsilon: Number = 0.5, -2.0, 2.0, "bias strength ε of Eq 1; |ε| > 2 makes Gauss-Seidel unstable";
         "eta" eta: Number = 0.3, 0.0, 1.0, "inertia η blending the previous direction";
         "initial" initial: Number = 0.9, 0.0, 1.0, "initial potential of free cells";
-        "max_iterations" max_iterations: Number = 1000.0, 1.0, 1.0e6, "relaxation iteration cap per step";
+        "max_iterations" max_iterations: Number = 10000.0, 1.0, 1.0e6, "sweeps a relaxation may take before the run stops with an error";
         "mu" mu: Number = 0.5, 0.0, 1.0, "weight μ of the group-map direction against the formation force";
-        "tolerance" tolerance: Number = 0.001, 1.0e-12, 0.1, "relaxation stops when the largest change is below this";
+        "spacing" spacing: Length = 1.0, 0.1, 10.0, "distance between neighbouring points of the predefined formations";
+        "tolerance" tolerance: Number = 1.0e-6, 1.0e-12, 0.1, "relaxation stops when every free cell's Eq 3 value is within this fraction of its own (a relative residual)";
     }
     /// Treuille, Cooper, Popović 2006, as summarised by Durupınar.
     continuum: Continuum {

@@ -3,6 +3,7 @@
 //! A group is the agents sharing a trace `group` number in a frame; groups
 //! with fewer than two members alive in a frame are skipped in that frame.
 
+use crate::behave::formations;
 use crate::behave::groups::{slots, Layout};
 use crate::ir::{Formation, FormationKind, Program, Vec2};
 use crate::trace::frame::NONE;
@@ -44,31 +45,11 @@ pub fn cohesion(points: &[Vec2]) -> (f64, f64) {
 }
 
 /// Slot points of a formation for `n` members, relative to the group centre:
-/// x along the walking direction, y to its left, m. Side by side, V and
-/// river are the executor's own slots (`behave::groups::slots`). `v_angle`:
-/// the angle of each of the V's wings to the walking direction, rad. `None`
-/// for `auto` (the executor picks one per step: see [`kind_in_frame`]).
-pub fn template(formation: &Formation, n: usize, v_angle: f64) -> Option<Vec<Vec2>> {
-    let kind = match formation {
-        Formation::Auto => return None,
-        Formation::SideBySide => FormationKind::SideBySide,
-        Formation::V => FormationKind::V,
-        Formation::River => FormationKind::River,
-        Formation::Points { points, .. } => {
-            if points.len() < n {
-                return None;
-            }
-            let slots: Vec<Vec2> = points.iter().copied().take(n).collect();
-            let c = centroid(&slots);
-            return Some(slots.into_iter().map(|p| p - c).collect());
-        }
-    };
-    Some(kind_slots(kind, n, v_angle))
-}
-
-/// The executor's slots of a side-by-side, V or river formation of `n`.
-fn kind_slots(kind: FormationKind, n: usize, v_angle: f64) -> Vec<Vec2> {
-    slots(kind, n, &Layout::new(FORMATION_SPACING, v_angle))
+/// x along the walking direction, y to its left, m: the executor's own
+/// (`behave::formations`). `None` for `auto` (the executor picks one per
+/// step: see [`kind_in_frame`]).
+pub fn template(formation: &Formation, n: usize, layout: &Layout) -> Option<Vec<Vec2>> {
+    formations::points(formation, n, layout)
 }
 
 /// The formation the trace's `formation` column gives a group's members in
@@ -127,25 +108,29 @@ fn permute(a: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
 /// The formation each trace group number is declared to keep: explicit
 /// groups (numbered from 0 in declaration order) with a formation, and the
 /// procedural groups of populations with one. Sorted by group number.
-pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation)> {
-    let mut out: Vec<(u32, Formation)> = Vec::new();
+pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation, Layout)> {
+    let mut out: Vec<(u32, Formation, Layout)> = Vec::new();
     let explicit = program.groups.len() as u32;
+    let v_angle = program.params.semantic_groups.v_angle;
+    let layout = Layout::new(FORMATION_SPACING, v_angle);
     for (k, g) in program.groups.iter().enumerate() {
         if let Some(f) = &g.formation {
-            out.push((k as u32, f.clone()));
+            // A group on a group map keeps the BVP model's spacing.
+            let spacing = if g.group_map.is_some() { program.params.bvp.spacing } else { FORMATION_SPACING };
+            out.push((k as u32, f.clone(), Layout::new(spacing, v_angle)));
         }
     }
     for r in 0..trace.rows() {
         let g = trace.group[r];
-        if g == NONE || g < explicit || out.iter().any(|(n, _)| *n == g) {
+        if g == NONE || g < explicit || out.iter().any(|(n, ..)| *n == g) {
             continue;
         }
         let name = &trace.populations[trace.population[r] as usize];
         if let Some(f) = program.populations.iter().find(|p| &p.name == name).and_then(|p| p.formation.clone()) {
-            out.push((g, f));
+            out.push((g, f, layout));
         }
     }
-    out.sort_by_key(|(g, _)| *g);
+    out.sort_by_key(|(g, ..)| *g);
     out
 }
 
@@ -161,7 +146,7 @@ pub struct GroupFrame {
 }
 
 /// Cohesion and formation error in every frame. `formations` from [`declared`].
-pub fn per_frame(trace: &Trace, formations: &[(u32, Formation)], v_angle: f64) -> Vec<GroupFrame> {
+pub fn per_frame(trace: &Trace, formations: &[(u32, Formation, Layout)]) -> Vec<GroupFrame> {
     (0..trace.frames.len())
         .map(|f| {
             let groups = frame_groups(trace, f);
@@ -175,15 +160,15 @@ pub fn per_frame(trace: &Trace, formations: &[(u32, Formation)], v_angle: f64) -
                 let (mean, far) = cohesion(&pts);
                 sum += mean;
                 max = max.max(far);
-                let Ok(k) = formations.binary_search_by_key(g, |(n, _)| *n) else { continue };
+                let Ok(k) = formations.binary_search_by_key(g, |(n, ..)| *n) else { continue };
                 let heading = rows.iter().map(|&r| trace.vel[r]).sum::<Vec2>() / rows.len() as f64;
                 if heading.length() <= MOVING {
                     continue;
                 }
-                let declared = &formations[k].1;
+                let (_, declared, layout) = &formations[k];
                 let slots = match declared {
-                    Formation::Auto => kind_in_frame(trace, rows).map(|kind| kind_slots(kind, pts.len(), v_angle)),
-                    _ => template(declared, pts.len(), v_angle),
+                    Formation::Auto => kind_in_frame(trace, rows).map(|kind| slots(kind, pts.len(), layout)),
+                    _ => template(declared, pts.len(), layout),
                 };
                 if let Some(slots) = slots {
                     err += formation_error(&pts, heading, &slots);
@@ -204,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_perfect_line_abreast_has_no_error() {
-        let slots = template(&Formation::SideBySide, 3, 1.0).unwrap();
+        let slots = template(&Formation::SideBySide, 3, &Layout::new(FORMATION_SPACING, 1.0)).unwrap();
         // Walking along +y: side by side means spread along x (to the right is -x... any order).
         let members = [Vec2::new(10.8, 5.0), Vec2::new(10.0, 5.0), Vec2::new(9.2, 5.0)];
         let e = formation_error(&members, Vec2::new(0.0, 1.0), &slots);
@@ -212,7 +197,7 @@ mod tests {
         // A river (single file) walking along +y is not side by side.
         let file = [Vec2::new(10.0, 5.0), Vec2::new(10.0, 5.8), Vec2::new(10.0, 6.6)];
         assert!(formation_error(&file, Vec2::new(0.0, 1.0), &slots) > 0.3);
-        let river = template(&Formation::River, 3, 1.0).unwrap();
+        let river = template(&Formation::River, 3, &Layout::new(FORMATION_SPACING, 1.0)).unwrap();
         assert!(formation_error(&file, Vec2::new(0.0, 1.0), &river) < 1e-12);
     }
 
@@ -222,7 +207,7 @@ mod tests {
         let heading = Vec2::new(0.6, 0.8);
         let layout = Layout::new(FORMATION_SPACING, angle);
         let members = crate::behave::groups::slot_positions(FormationKind::V, 3, &layout, Vec2::new(4.0, 2.0), heading);
-        let v = template(&Formation::V, 3, angle).unwrap();
+        let v = template(&Formation::V, 3, &layout).unwrap();
         assert!(formation_error(&members, heading, &v) < 1e-12);
         // The same V walked backwards (its middle member ahead) is another shape.
         assert!(formation_error(&members, -heading, &v) > 0.3);

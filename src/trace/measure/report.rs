@@ -446,8 +446,7 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
 
     // Groups.
     let formations = program.map(|p| groups::declared(trace, p)).unwrap_or_default();
-    let v_angle = params.semantic_groups.v_angle;
-    let gf = groups::per_frame(trace, &formations, v_angle);
+    let gf = groups::per_frame(trace, &formations);
     for (row, g) in frames.iter_mut().zip(&gf) {
         row.cohesion = g.cohesion;
         row.formation_error = g.formation_error;

@@ -52,7 +52,7 @@ impl Keep {
             Formation::SideBySide => Some(Keep::Fixed(FormationKind::SideBySide)),
             Formation::V => Some(Keep::Fixed(FormationKind::V)),
             Formation::River => Some(Keep::Fixed(FormationKind::River)),
-            Formation::Points { .. } => None,
+            Formation::Square | Formation::Diamond | Formation::Sketch(_) => None,
         }
     }
 }
