@@ -114,12 +114,14 @@ parameters! {
     }
     /// Silveira, Prestes, Nedel 2008: BVP potential fields for coherent groups.
     bvp: Bvp {
+        "cell" cell: Length = 0.5, 0.01, 100.0, "cell size of the whole-world potential (a planner's `grid X x Y` sets it instead)";
         "epsilon" epsilon: Number = 0.5, -2.0, 2.0, "bias strength ε of Eq 1; |ε| > 2 makes Gauss-Seidel unstable";
         "eta" eta: Number = 0.3, 0.0, 1.0, "inertia η blending the previous direction";
         "initial" initial: Number = 0.9, 0.0, 1.0, "initial potential of free cells";
+        "map_speed" map_speed: Speed = 1.0, 0.01, 20.0, "v_g: the speed of a group map along its global path; members' speed must exceed it";
         "max_iterations" max_iterations: Number = 10000.0, 1.0, 1.0e6, "sweeps a relaxation may take before the run stops with an error";
         "mu" mu: Number = 0.5, 0.0, 1.0, "weight μ of the group-map direction against the formation force";
-        "spacing" spacing: Length = 1.0, 0.1, 10.0, "distance between neighbouring points of the predefined formations";
+        "spacing" spacing: Length = 1.5, 0.1, 10.0, "distance between neighbouring points of the predefined formations";
         "tolerance" tolerance: Number = 1.0e-6, 1.0e-12, 0.1, "relaxation stops when every free cell's Eq 3 value is within this fraction of its own (a relative residual)";
     }
     /// Treuille, Cooper, Popović 2006, as summarised by Durupınar.

@@ -18,6 +18,8 @@ pub enum SimError {
     NoGoal { agent: u32, population: String, step: u64, t: f64 },
     /// An agent must pick a goal but no object provides what it wants.
     NothingProvides { agent: u32, population: String, wants: String },
+    /// A model cannot go on (a relaxation that does not converge, a goal outside the world).
+    Model { step: u64, t: f64, message: String },
     /// Writing the trace failed.
     Record(io::Error),
 }
@@ -43,6 +45,9 @@ impl fmt::Display for SimError {
             ),
             SimError::NothingProvides { agent, population, wants } => {
                 write!(f, "agent {agent} (population {population}) must pick a goal, but no object provides {wants}")
+            }
+            SimError::Model { step, t, message } => {
+                write!(f, "at step {step} (t = {t} s): {message}; the run was stopped and no trace was written")
             }
             SimError::Record(e) => write!(f, "cannot write the trace: {e}"),
         }

@@ -576,6 +576,9 @@ impl<'p> Simulation<'p> {
         formation.fill(NONE);
         self.models.organise(&self.scene, &self.drives, &self.workers, &mut formation);
         self.scene.agents.formation = formation;
+        if let Some(message) = self.models.fault() {
+            return Err(SimError::Model { step: self.step, t, message });
+        }
         self.times.sequential += sequential.elapsed(&self.workers);
 
         let n = self.scene.agents.len();

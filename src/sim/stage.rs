@@ -143,6 +143,12 @@ pub(crate) trait Model: Sized + Sync {
     ) {
     }
 
+    /// Sequential, after the organise stage: why the model cannot go on, if
+    /// it cannot; the run stops with this message.
+    fn fault(&self) -> Option<&str> {
+        None
+    }
+
     /// Parallel, any order: where agent `me.i` goes this step, from the
     /// snapshot and its own state.
     fn plan(&self, scene: &Scene, me: Own<'_, Self::Walker>) -> Plan;

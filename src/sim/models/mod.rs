@@ -10,6 +10,7 @@
 //! - dispatch is static (a `match` on the drive), and every stage calls the
 //!   models in the order they are listed.
 
+pub(crate) mod bvp;
 pub(crate) mod needs;
 pub(crate) mod semantic_groups;
 pub(crate) mod space_colonization;
@@ -208,6 +209,11 @@ macro_rules! models {
                 $( self.$field.organise(scene, drives, workers, formation); )*
             }
 
+            /// Why a model cannot go on after its organise stage, if one cannot.
+            pub fn fault(&self) -> Option<String> {
+                [self.$dfield.fault() $(, self.$field.fault() )*].into_iter().flatten().next().map(str::to_string)
+            }
+
             /// Whether the model driving an agent plans it right after the
             /// apply of its changed decision, in id order (see
             /// [`Model::plans_in_order`]); the others' plans wait for a
@@ -249,4 +255,5 @@ models! {
     default Straight(straight: straight::Straight);
     SpaceColonization(space_colonization: space_colonization::SpaceColonization);
     SemanticGroups(semantic_groups: semantic_groups::SemanticGroups);
+    Bvp(bvp: bvp::Bvp);
 }

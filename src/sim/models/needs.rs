@@ -5,7 +5,7 @@
 
 use super::semantic_groups::SemanticGroups;
 use super::Models;
-use crate::ir::{Action, Formation, PopulationId, Program};
+use crate::ir::{Action, Formation, PlannerKind, PopulationId, Program, Subject, Target};
 
 /// One line per unimplemented model use, in declaration order; empty when the
 /// scenario can run.
@@ -28,8 +28,20 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
                 if !decided && !Models::drive(action, actions) {
                     need(action.model(), format!("{} in {mode} of behaviour {}", action.keyword(), b.name));
                 }
+                if let Action::Seek { target: Target::Subject(s), planner } = action {
+                    if planner.kind == PlannerKind::Bvp {
+                        let whom = match s {
+                            Subject::Everyone => "everyone".to_string(),
+                            Subject::Population(p) => program.populations[p.index()].name.clone(),
+                            Subject::Group(g) => program.groups[g.index()].name.clone(),
+                        };
+                        need("bvp", format!("seeking {whom}, who moves, in {mode} of behaviour {}", b.name));
+                    }
+                }
                 if let Action::Seek { planner, .. } | Action::Pursue { planner, .. } = action {
-                    for (name, _) in &planner.params {
+                    // The BVP model reads its parameters from the action; the others do not yet.
+                    let read = planner.kind == PlannerKind::Bvp && Models::drive(action, actions);
+                    for (name, _) in planner.params.iter().filter(|_| !read) {
                         need(
                             "per-action parameter",
                             format!(
@@ -54,8 +66,17 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
             need("group formation", format!("formation of population {} without `seek ... using astar`", p.name));
         }
     }
+    let walks_bvp = |p: &PopulationId| {
+        let b = &program.behaviours[program.populations[p.index()].behaviour.index()];
+        b.body.actions().any(|a| matches!(a, Action::Seek { planner, .. } if planner.kind == PlannerKind::Bvp))
+    };
     for g in &program.groups {
-        if shaped(&g.formation) {
+        if g.group_map.is_some() {
+            // A group map keeps any formation (Silveira et al.); its members must walk on it.
+            if !g.members.iter().all(walks_bvp) {
+                need("bvp", format!("group map of group {} without `seek ... using bvp`", g.name));
+            }
+        } else if shaped(&g.formation) {
             need("group formation", format!("a formation shape for group {}", g.name));
         } else if g.formation.is_some() && (g.members.len() != 1 || g.leader.is_some() || g.followers.is_some()) {
             need(
@@ -64,9 +85,6 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
             );
         } else if g.formation.is_some() && !walks_astar(g.members[0]) {
             need("group formation", format!("formation of group {} without `seek ... using astar`", g.name));
-        }
-        if g.group_map.is_some() {
-            need("bvp", format!("group map of group {}", g.name));
         }
     }
     lines

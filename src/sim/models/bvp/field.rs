@@ -1,0 +1,129 @@
+//! The whole-world BVP potential towards one goal (Silveira et al. Eqs 1–4
+//! over the world, as Dapper et al. use it for single characters): the
+//! global planner of a group map, and the planner of `seek ... using bvp`.
+//!
+//! Invariants: the world's obstacles, grown by the widest body, are walls;
+//! the goal's cells are the cells of the goal's shape (or the cell of its
+//! point); the potential is relaxed once, when a goal is first walked to
+//! (the world does not move), to the relative residual of `bvp.tolerance`.
+
+use crate::ir::{Program, Rect, Vec2};
+use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
+use crate::sim::agents::Goal;
+use crate::sim::scene::Scene;
+use crate::world::walkable::reached;
+
+/// Square cells laid from a corner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Lattice {
+    /// The outer corner of cell `(0, 0)`.
+    pub min: Vec2,
+    pub cell: f64,
+    pub nx: usize,
+    pub ny: usize,
+}
+
+impl Lattice {
+    /// The centre of cell `(i, j)`.
+    pub fn centre(&self, i: usize, j: usize) -> Vec2 {
+        self.min + Vec2::new((i as f64 + 0.5) * self.cell, (j as f64 + 0.5) * self.cell)
+    }
+
+    /// The cell holding `p`, if any.
+    pub fn cell_of(&self, p: Vec2) -> Option<(usize, usize)> {
+        let (x, y) = ((p.x - self.min.x) / self.cell, (p.y - self.min.y) / self.cell);
+        let inside = x >= 0.0 && y >= 0.0 && x < self.nx as f64 && y < self.ny as f64;
+        inside.then_some((x as usize, y as usize))
+    }
+}
+
+/// What a group or a character walks to: its goal, and the goal's point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Aim {
+    pub goal: Goal,
+    pub point: Vec2,
+}
+
+/// What makes two world potentials the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Key {
+    pub goal: Goal,
+    pub bias: Bias,
+    pub initial: f64,
+    pub tolerance: f64,
+    pub max_sweeps: u32,
+    pub cell: f64,
+}
+
+pub(super) struct WorldField {
+    pub key: Key,
+    pub lattice: Lattice,
+    pub potential: Potential,
+}
+
+/// The lattice of the world's bounds at cell size `cell`.
+pub(super) fn world_lattice(bounds: Rect, cell: f64) -> Lattice {
+    let size = bounds.max - bounds.min;
+    let nx = ((size.x / cell).ceil() as usize).max(1);
+    let ny = ((size.y / cell).ceil() as usize).max(1);
+    Lattice { min: bounds.min, cell, nx, ny }
+}
+
+/// Whether cell centre `c` lies in the aim's goal (a point goal: the cell holding it).
+pub(super) fn in_goal(program: &Program, aim: Aim, c: Vec2, cell: f64) -> bool {
+    match aim.goal {
+        Goal::Region(r) => reached(&program.world.regions[r.index()].shape, c, cell / 2.0),
+        _ => (aim.point - c).abs().max_element() <= cell / 2.0,
+    }
+}
+
+impl WorldField {
+    /// The potential of `key` over the world, or why it could not be made.
+    pub fn new(scene: &Scene, key: Key, point: Vec2) -> Result<WorldField, String> {
+        let lattice = world_lattice(scene.program.world.bounds, key.cell);
+        let mut potential = Potential::new(lattice.nx, lattice.ny, key.initial);
+        let mut goals = 0;
+        for j in 0..lattice.ny {
+            for i in 0..lattice.nx {
+                let c = lattice.centre(i, j);
+                if in_goal(scene.program, Aim { goal: key.goal, point }, c, key.cell) {
+                    potential.set(i, j, Cell::Goal);
+                    goals += 1;
+                } else if !scene.space.is_clear(c, scene.max_radius) {
+                    potential.set(i, j, Cell::Wall);
+                }
+            }
+        }
+        if goals == 0 {
+            // A goal smaller than a cell: the cell holding its point.
+            let Some((i, j)) = lattice.cell_of(point) else {
+                return Err(format!("the goal at ({}, {}) is outside the world", point.x, point.y));
+            };
+            potential.set(i, j, Cell::Goal);
+        }
+        let parallel = lattice.nx * lattice.ny >= 64 * 64;
+        let relax =
+            Relax { method: Method::RedBlackSor, tolerance: key.tolerance, max_sweeps: key.max_sweeps, parallel };
+        let done = potential.relax(key.bias, relax);
+        if !done.converged {
+            return Err(format!(
+                "the BVP potential over the world ({} x {} cells of {} m) reached a relative residual of {:.3e} \
+                 after {} sweeps, short of bvp.tolerance {:.3e}: raise bvp.max_iterations or bvp.tolerance, \
+                 or coarsen the grid",
+                lattice.nx, lattice.ny, key.cell, done.residual, done.sweeps, key.tolerance
+            ));
+        }
+        Ok(WorldField { key, lattice, potential })
+    }
+
+    /// Eq 4 at the cell holding `p`: the descent towards the goal (any length).
+    pub fn descent(&self, p: Vec2) -> Option<Vec2> {
+        let (i, j) = self.lattice.cell_of(p)?;
+        Some(self.potential.descent(i, j))
+    }
+
+    /// `1 − p` at the cell holding `p` (0 outside the world).
+    pub fn q(&self, p: Vec2) -> f64 {
+        self.lattice.cell_of(p).map_or(0.0, |(i, j)| self.potential.q(i, j))
+    }
+}
