@@ -419,6 +419,7 @@ impl Checker {
             }
             None => None,
         };
+        let map_span = group_map.as_ref().map(|g| g.1.clone());
         let (group_map, formation) = (group_map.and_then(|g| g.0), formation.and_then(|f| f.0));
         if let Some(p) = own_population {
             let mut e = e.clone();
@@ -459,6 +460,9 @@ impl Checker {
                 ok = false;
             }
         }
+        if let (Some(span), Some(_)) = (map_span, group_map) {
+            ok &= self.members_outrun_their_map(&e.name.text, &members, populations, span);
+        }
         ok.then(|| ir::Group {
             name: e.name.text.clone(),
             members,
@@ -468,6 +472,40 @@ impl Checker {
             formation,
             group_map,
         })
+    }
+
+    /// Silveira et al.: "v_max must be greater than the group map velocity
+    /// to ensure that the character always stay inside the group map".
+    fn members_outrun_their_map(
+        &mut self,
+        group: &str,
+        members: &[ir::PopulationId],
+        populations: &[ir::Population],
+        span: Span,
+    ) -> bool {
+        let map_speed = self.params.bvp.map_speed;
+        let slowest = members
+            .iter()
+            .filter_map(|m| populations.get(m.index()))
+            .map(|p| match &p.speed {
+                ir::Dist::Constant(v) => *v,
+                ir::Dist::Uniform { min, .. } | ir::Dist::Normal { min, .. } => *min,
+                ir::Dist::Choice(c) => c.iter().map(|(v, _)| *v).fold(f64::INFINITY, f64::min),
+            })
+            .fold(f64::INFINITY, f64::min);
+        if slowest > map_speed {
+            return true;
+        }
+        self.error(
+            Diagnostic::error(
+                "E030",
+                span,
+                format!("members of group {group} can walk at {slowest} m/s, no faster than its group map ({map_speed} m/s)"),
+            )
+            .label("this map would leave its members behind")
+            .help("give the members a speed above `bvp.map_speed`, or lower it in `parameters bvp { map_speed ... }`"),
+        );
+        false
     }
 
     fn count(&mut self, n: &ast::Int, what: &str) -> Option<u32> {

@@ -357,9 +357,11 @@ impl Checker {
                 ast::PlannerOption::Reserve(s) => (&[PlannerKind::TreePaths], s.clone(), "reserve markers"),
                 ast::PlannerOption::Disjoint(s) => (&[PlannerKind::TreePaths], s.clone(), "disjoint markers"),
                 ast::PlannerOption::Bias(_, _, s) => (&[PlannerKind::Bvp], s.clone(), "bias"),
-                ast::PlannerOption::Grid(_, _, s) => {
-                    (&[PlannerKind::AStar, PlannerKind::CtSpace, PlannerKind::Continuum], s.clone(), "grid")
-                }
+                ast::PlannerOption::Grid(_, _, s) => (
+                    &[PlannerKind::AStar, PlannerKind::Bvp, PlannerKind::CtSpace, PlannerKind::Continuum],
+                    s.clone(),
+                    "grid",
+                ),
                 ast::PlannerOption::CrowdAware(s) => (&[PlannerKind::CtSpace], s.clone(), "crowd_aware"),
                 ast::PlannerOption::Param(n, q) => {
                     let model = params::planner_model(planner.kind);
