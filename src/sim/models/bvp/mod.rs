@@ -17,7 +17,7 @@ mod field;
 mod group_map;
 
 use crate::behave::groups::Layout;
-use crate::ir::{Action, PlannerKind, Vec2, NONE};
+use crate::ir::{Action, PlannerKind, Program, Vec2, NONE};
 use crate::plan::astar::NodeGrid;
 use crate::plan::bvp::Bias;
 use crate::sim::agents::Goal;
@@ -28,6 +28,10 @@ use crate::steer::coherent::{self, Heading, Sense};
 
 use field::{Aim, Key, WorldField};
 use group_map::{GroupMap, Place, Run};
+
+/// The most cells a whole-world potential may have (1024 x 1024: about 5 s
+/// of relaxation on one core).
+const MAX_WORLD_CELLS: u64 = 1 << 20;
 
 /// The run's BVP state.
 pub(crate) struct Bvp {
@@ -98,6 +102,36 @@ impl Bvp {
         Setting { params: p, bias, cell }
     }
 
+    /// Why a world potential some action asks for has too many cells to
+    /// relax, before any is made: red-black SOR takes about as many sweeps
+    /// as the grid has cells along a side, so the work grows like cells^1.5
+    /// (10 million cells took 6 minutes on one core).
+    fn too_fine(program: &Program) -> Option<String> {
+        let bounds = program.world.bounds;
+        program.behaviours.iter().flat_map(|b| b.body.actions()).find_map(|a| {
+            let Action::Seek { planner, .. } = a else { return None };
+            if planner.kind != PlannerKind::Bvp {
+                return None;
+            }
+            let (nx, ny, cell) = match planner.grid {
+                Some((nx, ny)) => (nx as u64, ny as u64, NodeGrid::cell_for_dims(bounds, nx, ny)),
+                None => {
+                    let cell =
+                        planner.params.iter().find(|(n, _)| n == "cell").map_or(program.params.bvp.cell, |p| p.1);
+                    let l = field::world_lattice(bounds, cell);
+                    (l.nx as u64, l.ny as u64, cell)
+                }
+            };
+            (nx * ny > MAX_WORLD_CELLS).then(|| {
+                format!(
+                    "the BVP potential over the world would have {nx} x {ny} = {} cells of {cell} m, more than \
+                     {MAX_WORLD_CELLS}: raise bvp.cell or give the planner a coarser grid",
+                    nx * ny
+                )
+            })
+        })
+    }
+
     /// Makes the world potentials the driven agents' aims need.
     fn make_fields<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &[D]) -> Result<(), String> {
         for (i, d) in drives.iter().enumerate() {
@@ -160,7 +194,7 @@ impl Model for Bvp {
             .filter_map(|(g, group)| group.group_map.as_ref().map(|spec| (g, spec, group.formation.clone())))
             .map(|(g, spec, formation)| GroupMap::new(g, spec, formation, initial))
             .collect();
-        Bvp { fields: Vec::new(), maps, map_of: Vec::new(), places: Vec::new(), fault: None }
+        Bvp { fields: Vec::new(), maps, map_of: Vec::new(), places: Vec::new(), fault: Self::too_fine(program) }
     }
 
     fn how(action: &Action, _mode: &[Action]) -> Option<()> {
