@@ -45,6 +45,7 @@ fn describe(r: Rule) -> String {
         Rule::condition => "a condition (`sees NAME within ..`, `time >= ..`)".into(),
         Rule::trigger => "a trigger (`on arrival`, `when done`, `after ..`, `when ..`)".into(),
         Rule::param => "a parameter such as `alpha 2 m`".into(),
+        Rule::compare => "`<=` or `>=`".into(),
         _ => name.replace('_', " "),
     }
 }
@@ -206,6 +207,7 @@ const KEYWORDS: &[&str] = &[
     "columns",
     "goals",
     "provide",
+    "error",
 ];
 
 fn list(items: &[String]) -> String {
@@ -313,9 +315,10 @@ pub fn to_diagnostic(e: &Error<Rule>, chunk: &str, offset: usize, unclosed: Opti
         }
         if let Some((_, tokens)) = detail.as_ref().filter(|(max, _)| *max == pos) {
             // Punctuation only: keywords are named by their rules, `-` and digits by `number`.
-            for t in tokens.iter().filter(|t| matches!(t.as_str(), "}" | ")" | "(" | "{" | "," | ":" | ">=")) {
+            for t in tokens.iter().filter(|t| matches!(t.as_str(), "}" | ")" | "(" | "{" | "," | ":" | ">=" | "<=")) {
                 let d = token(t);
-                if !expected.contains(&d) {
+                // Already named, alone or in a rule's description (`<=` or `>=`).
+                if !expected.iter().any(|e| e.contains(&d)) {
                     expected.push(d);
                 }
             }
