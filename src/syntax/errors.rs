@@ -207,6 +207,19 @@ const KEYWORDS: &[&str] = &[
     "columns",
     "goals",
     "provide",
+    "during",
+    "for",
+    "most",
+    "collisions",
+    "overlap",
+    "stuck",
+    "trips",
+    "complete",
+    "moves",
+    "less",
+    "each",
+    "picks",
+    "covers",
     "error",
 ];
 
@@ -447,6 +460,17 @@ mod tests {
         let (_, diags) = parse("world {\n  bounds (0 m, 0 m) to (1 m, 1 m)\nagent a at (0 m, 0 m) { }\n");
         assert_eq!(diags.len(), 1, "{diags:#?}");
         assert_eq!(diags[0].related[0].0, 6..7);
+    }
+
+    #[test]
+    fn every_keyword_rule_is_listed() {
+        use super::super::Rule;
+        let missing: Vec<String> = Rule::all_rules()
+            .iter()
+            .filter_map(|r| format!("{r:?}").strip_prefix("k_").map(str::to_string))
+            .filter(|k| !super::KEYWORDS.contains(&k.as_str()))
+            .collect();
+        assert!(missing.is_empty(), "keyword rules missing from KEYWORDS: {missing:?}");
     }
 
     #[test]
