@@ -1,8 +1,9 @@
 //! The claims about proximity, amounts inside an area, collisions, stuck
-//! agents, trips, distance moved, goals picked and coverage, and the time
-//! qualifiers `during` and `for at least X% of`: each written in the
-//! scenario language, evaluated over a hand-made trace, holds where the trace
-//! keeps it and fails where it does not.
+//! agents, trips, distance moved, goals picked, coverage and a group's
+//! formation error and spread, and the time qualifiers `during` and `for at
+//! least X% of`: each written in the scenario language, evaluated over a
+//! hand-made trace, holds where the trace keeps it and fails where it does
+//! not.
 
 use crowd::ir::Program;
 use crowd::trace::metrics::{evaluate, Verdict};
@@ -47,22 +48,28 @@ fn trace() -> String {
     s
 }
 
-/// The verdicts of `claims`, one per line, over [`trace`].
-fn verdicts(claims: &str) -> Vec<Verdict> {
-    let text = format!("{SCENARIO}expect {{\n{claims}\n}}\n");
+/// The verdicts of `claims`, one per line, added to `scenario`, over the CSV `trace`.
+fn verdicts(scenario: &str, trace: &str, claims: &str) -> Vec<Verdict> {
+    let text = format!("{scenario}expect {{\n{claims}\n}}\n");
     let program: Program = match crowd::compile(&SourceFile::new("claims.crowd", text)) {
         Ok(c) => c.program,
         Err(d) => panic!("the scenario does not compile: {d:#?}"),
     };
     assert_eq!(program.expectations.len(), claims.lines().count(), "one expectation per line");
-    let rec = Recorded::parse(trace().as_bytes(), &program).expect("the trace reads");
+    let rec = Recorded::parse(trace.as_bytes(), &program).expect("the trace reads");
     evaluate(&program, &rec).into_iter().map(|c| c.verdict).collect()
 }
 
-/// Checks each claim: `+` must hold, `-` must fail with a detail containing the text after `|`.
+/// Checks each claim over [`trace`]: `+` must hold, `-` must fail, each with
+/// a detail containing the third text.
 fn check(cases: &[(&str, char, &str)]) {
+    check_over(SCENARIO, &trace(), cases);
+}
+
+/// [`check`] for claims added to `scenario`, over the CSV `trace`.
+fn check_over(scenario: &str, trace: &str, cases: &[(&str, char, &str)]) {
     let claims: Vec<&str> = cases.iter().map(|c| c.0).collect();
-    let v = verdicts(&claims.join("\n"));
+    let v = verdicts(scenario, trace, &claims.join("\n"));
     let mut wrong = Vec::new();
     for ((claim, sign, words), verdict) in cases.iter().zip(&v) {
         let ok = match (sign, verdict) {
@@ -158,4 +165,140 @@ fn coverage() {
         ("a covers pad within 3 m at 0 s", '-', "worst covered: (0.125, 0.125)"),
         ("a covers pad within 4 m during 0 s to 1 s", '-', "first fails at 0 s: 256 point(s)"),
     ]);
+}
+
+const GROUPS: &str = "
+scenario groups { seed 1; duration 10 s; step 1/2 s; record every 2 steps }
+world { bounds (0 m, 0 m) to (30 m, 20 m) }
+group trio { agents 3 at (2 m, 10 m); formation side_by_side; goal (25 m, 10 m); behaviour go }
+group pair { agents 2 at (2 m, 4 m); goal (25 m, 4 m); behaviour go }
+group free { agents 2 at (2 m, 16 m); formation auto; goal (25 m, 16 m); behaviour go }
+behaviour go { seek goal }
+";
+
+/// Frames 0 to 10, one a second. Group `trio` (group 0: agents 0, 1, 2)
+/// stands side by side, 0.8 m apart across its way, at 0 s; walks east at
+/// 1 m/s side by side from 1 to 4 s and at 7 s; in single file 1.2 m apart
+/// at 5 and 6 s (formation error 0.96 m, spread 1.2 m); stands (0.05 m/s) at
+/// 8 s; from 9 s only agent 0 is left. Group `pair` (group 1: agents 3, 4)
+/// walks east 1 m apart until 4 s, 4 m apart from 5 s. Group `free` never
+/// appears.
+fn group_trace() -> String {
+    let mut s = String::from("id,frame,t,x,y,vx,vy,ori_x,ori_y,population,group,state\n");
+    for k in 0..=10 {
+        let x = 2.0 + f64::from(k);
+        let v = match k {
+            0 => 0.0,
+            8 => 0.05,
+            _ => 1.0,
+        };
+        let trio: Vec<(f64, f64)> = if (5..=6).contains(&k) {
+            vec![(x + 1.2, 10.0), (x, 10.0), (x - 1.2, 10.0)]
+        } else {
+            vec![(x, 9.2), (x, 10.0), (x, 10.8)]
+        };
+        let alive = if k >= 9 { 1 } else { 3 };
+        for (id, (px, py)) in trio.iter().enumerate().take(alive) {
+            s.push_str(&format!("{id},{k},{k},{px},{py},{v},0,1,0,trio,0,go\n"));
+        }
+        let half = if k >= 5 { 2.0 } else { 0.5 };
+        s.push_str(&format!("3,{k},{k},{},4,1,0,1,0,pair,1,go\n", x + half));
+        s.push_str(&format!("4,{k},{k},{},4,1,0,1,0,pair,1,go\n", x - half));
+    }
+    s
+}
+
+#[test]
+fn formation_error_of_a_group() {
+    check_over(
+        GROUPS,
+        &group_trace(),
+        &[
+            ("formation error of trio <= 0.1 m at 3 s", '+', "m at 3 s (3 members walking at 1 m/s)"),
+            ("formation error of trio <= 0.3 m at 5 s", '-', "formation error 0.96"),
+            ("formation error of trio >= 0.8 m at 6 s", '+', "formation error 0.96"),
+            ("formation error of trio >= 0.8 m at 4 s", '-', "m at 4 s (3 members walking at 1 m/s)"),
+            // No walking direction, no formation error: `at T` names the nearest measured frames.
+            (
+                "formation error of trio <= 0.3 m at 0 s",
+                '-',
+                "group trio is not walking at 0 s (mean velocity 0 m/s, at most 0.1 m/s); \
+                 the nearest frame with a measurement is at 1 s",
+            ),
+            ("formation error of trio <= 0.3 m at 8 s", '-', "the nearest frame with a measurement is at 7 s"),
+            ("formation error of trio >= 0 m at 10 s", '-', "only agent 0 of group trio is alive at 10 s"),
+            (
+                "formation error of trio <= 0.3 m during 0 s to 4 s",
+                '+',
+                "held in all 4 frame(s) from 0 s to 4 s; 1 frame(s) without a measurement not counted \
+                 (first: no formation error: group trio is not walking at 0 s",
+            ),
+            ("formation error of trio <= 0.3 m during 0 s to 10 s", '-', "first fails at 5 s: formation error 0.96"),
+            ("formation error of trio >= 0.8 m during 5 s to 6 s", '+', "held in all 2 frame(s)"),
+            ("formation error of trio >= 0.8 m during 4 s to 6 s", '-', "first fails at 4 s"),
+            (
+                "formation error of trio <= 0.3 m during 8 s to 10 s",
+                '-',
+                "none of the 3 frame(s) from 8 s to 10 s has a measurement (first: no formation error: \
+                 group trio is not walking at 8 s (mean velocity 0.05",
+            ),
+            (
+                "formation error of trio <= 0.3 m for at least 70% of 0 s to 10 s",
+                '+',
+                "held in 5 of 7 frame(s) from 0 s to 10 s: 71.4%, 70% needed; 4 frame(s) without a measurement",
+            ),
+            (
+                "formation error of trio <= 0.3 m for at least 80% of 0 s to 10 s",
+                '-',
+                "71.4%, 80% needed; 4 frame(s) without a measurement not counted",
+            ),
+            ("formation error of trio <= 0.3 m for at least 80% of 0 s to 10 s", '-', "first failure at 5 s"),
+            ("formation error of trio >= 0.8 m for at least 25% of 0 s to 10 s", '+', "held in 2 of 7 frame(s)"),
+            ("formation error of trio >= 0.8 m for at least 50% of 0 s to 10 s", '-', "first failure at 1 s"),
+            ("formation error of free <= 0.3 m during 0 s to 10 s", '-', "the trace has none"),
+        ],
+    );
+}
+
+#[test]
+fn spread_of_a_group() {
+    check_over(
+        GROUPS,
+        &group_trace(),
+        &[
+            ("spread of trio <= 1 m at 2 s", '+', "spread 0.8"),
+            ("spread of trio <= 1 m at 5 s", '-', "spread 1.2"),
+            ("spread of trio >= 1 m at 6 s", '+', "farthest from the centroid of 3 members"),
+            ("spread of trio >= 1 m at 4 s", '-', "spread 0.8"),
+            // Standing still does not matter to a spread: frames 0 and 8 count.
+            ("spread of trio <= 1 m at 0 s", '+', "spread 0.8"),
+            (
+                "spread of trio <= 1 m during 7 s to 10 s",
+                '+',
+                "held in all 2 frame(s) from 7 s to 10 s; 2 frame(s) without a measurement not counted \
+                 (first: no spread: only agent 0 of group trio is alive at 9 s)",
+            ),
+            ("spread of trio <= 1 m during 0 s to 10 s", '-', "first fails at 5 s: spread 1.2"),
+            ("spread of trio >= 1 m during 5 s to 6 s", '+', "held in all 2 frame(s)"),
+            (
+                "spread of trio <= 1 m at 9 s",
+                '-',
+                "no spread: only agent 0 of group trio is alive at 9 s; the nearest frame with a measurement is at 8 s",
+            ),
+            ("spread of pair <= 0.5 m during 0 s to 4 s", '+', "spread 0.5 m at 4 s (agent 3 farthest"),
+            ("spread of pair >= 2 m for at least 50% of 0 s to 10 s", '+', "held in 6 of 11 frame(s)"),
+            (
+                "spread of pair >= 2 m for at least 60% of 0 s to 10 s",
+                '-',
+                "54.5%, 60% needed; first failure at 0 s: spread 0.5 m",
+            ),
+            (
+                "spread of free <= 1 m during 0 s to 10 s",
+                '-',
+                "none of the 11 frame(s) from 0 s to 10 s has a measurement \
+                 (first: no spread: no member of group free is alive at 0 s)",
+            ),
+            ("spread of free <= 1 m at 3 s", '-', "no frame of the run has a measurement"),
+        ],
+    );
 }

@@ -9,10 +9,19 @@ use crate::syntax::ast;
 impl Checker {
     pub(super) fn expectations(&mut self, file: &ast::File, spaces: &[ir::Space]) -> Vec<ir::Expectation> {
         let mut out = vec![];
+        // By group index: whether the group declares a formation.
+        let formed: Vec<bool> = file
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                ast::Item::Group(g) => Some(g.stmts.iter().any(|s| matches!(s, ast::EntityStmt::Formation(_)))),
+                _ => None,
+            })
+            .collect();
         for item in &file.items {
             let ast::Item::Expect(list) = item else { continue };
             for e in list {
-                if let Some(kind) = self.expectation(e, spaces) {
+                if let Some(kind) = self.expectation(e, spaces, &formed) {
                     out.push(ir::Expectation { text: self.source[e.span.clone()].to_string(), kind });
                 }
             }
@@ -20,7 +29,12 @@ impl Checker {
         out
     }
 
-    fn expectation(&mut self, e: &ast::Expectation, spaces: &[ir::Space]) -> Option<ir::ExpectationKind> {
+    fn expectation(
+        &mut self,
+        e: &ast::Expectation,
+        spaces: &[ir::Space],
+        formed: &[bool],
+    ) -> Option<ir::ExpectationKind> {
         use ast::ExpectationKind as A;
         let everyone = |c: &mut Self, s: &Option<ast::Subject>| match s {
             Some(s) => c.subject(s),
@@ -59,8 +73,7 @@ impl Checker {
                 let who = self.subject(who);
                 let area = self.area(inside);
                 let at = self.when(at);
-                let comparison = if *at_most { ir::Comparison::AtMost } else { ir::Comparison::AtLeast };
-                K::Inside { who: who?, comparison, amount: amount?, area: area?, at: at? }
+                K::Inside { who: who?, comparison: comparison(*at_most), amount: amount?, area: area?, at: at? }
             }
             A::Lanes { among, threshold, at } => {
                 let among = everyone(self, among);
@@ -137,23 +150,9 @@ impl Checker {
                 K::PicksGoals { who: who?, count: count?, by: by? }
             }
             A::Formation { group, formation, at } => {
-                let group = match group {
-                    ast::Subject::Named(n) => {
-                        self.resolve(n, &[Kind::Group]).map(|d| ir::Subject::Group(ir::GroupId(d.index)))
-                    }
-                    ast::Subject::Everyone(span) => {
-                        self.error(
-                            crate::diag::Diagnostic::error(
-                                "E012",
-                                span.clone(),
-                                "a formation belongs to a group, not to everyone",
-                            )
-                            .label("not a group")
-                            .help("name a group: `formation of GROUP is river at 12 s`"),
-                        );
-                        None
-                    }
-                };
+                let group = self
+                    .claim_group(group, "a formation", "formation of GROUP is river at 12 s")
+                    .map(|d| ir::Subject::Group(ir::GroupId(d.index)));
                 let kind = match ir::FormationKind::from_name(formation.text.as_bytes()) {
                     Some(k) => Some(k),
                     None => {
@@ -172,6 +171,24 @@ impl Checker {
                 let at = self.when(at);
                 K::FormationIs { group: group?, formation: kind?, at: at? }
             }
+            A::FormationError { group, at_most, bound, at } => {
+                let decl = self.claim_group(group, "a formation error", "formation error of GROUP <= 0.3 m at 12 s");
+                let decl = decl.filter(|d| self.group_has_formation(d, group, formed));
+                let bound = self.si_in(bound, Dim::Length, 0.0, f64::INFINITY, false, "formation error");
+                let at = self.when(at);
+                K::FormationError {
+                    group: ir::GroupId(decl?.index),
+                    comparison: comparison(*at_most),
+                    bound: bound?,
+                    at: at?,
+                }
+            }
+            A::Spread { group, at_most, bound, at } => {
+                let decl = self.claim_group(group, "a spread", "spread of GROUP <= 2 m at 12 s");
+                let bound = self.si_in(bound, Dim::Length, 0.0, f64::INFINITY, false, "spread");
+                let at = self.when(at);
+                K::Spread { group: ir::GroupId(decl?.index), comparison: comparison(*at_most), bound: bound?, at: at? }
+            }
             A::Count { who, count, tolerance, at } => {
                 let who = self.subject(who);
                 let at = self.when(at);
@@ -183,6 +200,44 @@ impl Checker {
                 K::CountIs { who: who?, count: c?, tolerance: t?, at: at? }
             }
         })
+    }
+
+    /// The group a claim about one group names: a group, not `everyone`
+    /// (`what` is the measure it claims, `example` a claim written right).
+    fn claim_group(&mut self, s: &ast::Subject, what: &str, example: &str) -> Option<super::Decl> {
+        match s {
+            ast::Subject::Named(n) => self.resolve(n, &[Kind::Group]),
+            ast::Subject::Everyone(span) => {
+                self.error(
+                    Diagnostic::error("E012", span.clone(), format!("{what} belongs to a group, not to everyone"))
+                        .label("not a group")
+                        .help(format!("name a group: `{example}`")),
+                );
+                None
+            }
+        }
+    }
+
+    /// A formation error is measured against the group's declared formation.
+    fn group_has_formation(&mut self, d: &super::Decl, group: &ast::Subject, formed: &[bool]) -> bool {
+        if formed.get(d.index as usize).copied().unwrap_or(true) {
+            return true;
+        }
+        let name = &self.source[d.span.clone()];
+        let help = format!(
+            "declare the formation it keeps in the group (e.g. `formation square`), or claim its size instead: `spread of {name} <= 2 m at 12 s`"
+        );
+        self.error(
+            Diagnostic::error(
+                "E070",
+                group.span(),
+                format!("group `{name}` declares no formation to measure an error against"),
+            )
+            .label("a group without a `formation`")
+            .related(d.span.clone(), format!("`{name}` is declared here without one"))
+            .help(help),
+        );
+        false
     }
 
     /// A time qualifier: every time in the run, an interval that does not
@@ -304,5 +359,14 @@ impl Checker {
             Kind::Mask => ir::AreaRef::Mask(ir::MaskId(d.index)),
             _ => ir::AreaRef::Space(ir::SpaceId(d.index)),
         })
+    }
+}
+
+/// `<=` (at most) or `>=` (at least).
+fn comparison(at_most: bool) -> ir::Comparison {
+    if at_most {
+        ir::Comparison::AtMost
+    } else {
+        ir::Comparison::AtLeast
     }
 }

@@ -725,6 +725,15 @@ pub enum ExpectationKind {
     AwayFrom { who: Subject, from: Subject, distance: f64, at: When },
     /// The group's formation is `formation`.
     FormationIs { group: Subject, formation: FormationKind, at: When },
+    /// The formation error of `group` (the mean distance of its members to
+    /// its declared formation's slots in their walking frame, as `crowd
+    /// metrics` measures it) is at most / at least `bound` (m). Frames where
+    /// it has fewer than two members alive or does not walk have none.
+    FormationError { group: GroupId, comparison: Comparison, bound: f64, at: When },
+    /// The largest distance of a member of `group` to its centroid is at
+    /// most / at least `bound` (m). Frames where it has fewer than two members
+    /// alive have none.
+    Spread { group: GroupId, comparison: Comparison, bound: f64, at: When },
     /// The number of live agents of `who` is `count ± tolerance`.
     CountIs { who: Subject, count: u32, tolerance: u32, at: When },
     /// Every live agent of `who` is within `distance` of the nearest other

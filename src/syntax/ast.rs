@@ -383,7 +383,9 @@ pub enum When {
 
 // `NobodyInCore` is `nobody (of WHO)? inside group space of GROUPS`;
 // `GoalsProvideWants` is `goals of WHO provide wants`; `Fraction` is
-// `at least|at most AMOUNT of WHO inside AREA WHEN` (`at_most` tells which).
+// `at least|at most AMOUNT of WHO inside AREA WHEN` (`at_most` tells which);
+// `FormationError` and `Spread` are `formation error of GROUP <=|>= BOUND WHEN`
+// and `spread of GROUP <=|>= BOUND WHEN` (`at_most` is `<=`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
     Reaches { who: Subject, by: Option<Quantity> },
@@ -396,6 +398,8 @@ pub enum ExpectationKind {
     Surrounds { who: Subject, target: Subject, at: When, spread: Quantity },
     Farther { who: Subject, distance: Quantity, from: Subject, at: When },
     Formation { group: Subject, formation: Name, at: When },
+    FormationError { group: Subject, at_most: bool, bound: Quantity, at: When },
+    Spread { group: Subject, at_most: bool, bound: Quantity, at: When },
     Count { who: Subject, count: Int, tolerance: Option<Int>, at: When },
     Near { who: Subject, distance: Quantity, of: Subject, at: When },
     Collisions { among: Option<Subject>, max: Int },

@@ -678,6 +678,16 @@ impl Builder {
                     .name(p.iter().find(|x| x.as_rule() == Rule::formation_name).expect("formation").clone()),
                 at: when(self),
             },
+            Rule::expect_formation_error | Rule::expect_spread => {
+                let compare = p.iter().find(|x| x.as_rule() == Rule::compare).expect("a comparison");
+                let (group, at_most, bound, at) =
+                    (subjects(self).remove(0), compare.as_str() == "<=", quantities(self).remove(0), when(self));
+                if kind == Rule::expect_spread {
+                    ExpectationKind::Spread { group, at_most, bound, at }
+                } else {
+                    ExpectationKind::FormationError { group, at_most, bound, at }
+                }
+            }
             Rule::expect_count => {
                 let ints: Vec<P<'_>> = all.iter().filter(|x| x.as_rule() == Rule::integer).cloned().collect();
                 ExpectationKind::Count {

@@ -45,6 +45,7 @@ fn describe(r: Rule) -> String {
         Rule::condition => "a condition (`sees NAME within ..`, `time >= ..`)".into(),
         Rule::trigger => "a trigger (`on arrival`, `when done`, `after ..`, `when ..`)".into(),
         Rule::param => "a parameter such as `alpha 2 m`".into(),
+        Rule::compare => "`<=` or `>=`".into(),
         _ => name.replace('_', " "),
     }
 }
@@ -206,6 +207,20 @@ const KEYWORDS: &[&str] = &[
     "columns",
     "goals",
     "provide",
+    "during",
+    "for",
+    "most",
+    "collisions",
+    "overlap",
+    "stuck",
+    "trips",
+    "complete",
+    "moves",
+    "less",
+    "each",
+    "picks",
+    "covers",
+    "error",
 ];
 
 fn list(items: &[String]) -> String {
@@ -313,9 +328,10 @@ pub fn to_diagnostic(e: &Error<Rule>, chunk: &str, offset: usize, unclosed: Opti
         }
         if let Some((_, tokens)) = detail.as_ref().filter(|(max, _)| *max == pos) {
             // Punctuation only: keywords are named by their rules, `-` and digits by `number`.
-            for t in tokens.iter().filter(|t| matches!(t.as_str(), "}" | ")" | "(" | "{" | "," | ":" | ">=")) {
+            for t in tokens.iter().filter(|t| matches!(t.as_str(), "}" | ")" | "(" | "{" | "," | ":" | ">=" | "<=")) {
                 let d = token(t);
-                if !expected.contains(&d) {
+                // Already named, alone or in a rule's description (`<=` or `>=`).
+                if !expected.iter().any(|e| e.contains(&d)) {
                     expected.push(d);
                 }
             }
@@ -444,6 +460,17 @@ mod tests {
         let (_, diags) = parse("world {\n  bounds (0 m, 0 m) to (1 m, 1 m)\nagent a at (0 m, 0 m) { }\n");
         assert_eq!(diags.len(), 1, "{diags:#?}");
         assert_eq!(diags[0].related[0].0, 6..7);
+    }
+
+    #[test]
+    fn every_keyword_rule_is_listed() {
+        use super::super::Rule;
+        let missing: Vec<String> = Rule::all_rules()
+            .iter()
+            .filter_map(|r| format!("{r:?}").strip_prefix("k_").map(str::to_string))
+            .filter(|k| !super::KEYWORDS.contains(&k.as_str()))
+            .collect();
+        assert!(missing.is_empty(), "keyword rules missing from KEYWORDS: {missing:?}");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
 use super::claims::when::{self, seen};
-use super::claims::{arrive, bodies, moved, near, Frames};
+use super::claims::{arrive, bodies, groups, moved, near, Frames};
 use super::read::{FrameSpan, Recorded};
 
 /// Speeds below this count as standing when telling flow directions apart, m/s.
@@ -387,6 +387,12 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             when::over(fr, *at, |f| near::within(fr, f, *who, *of, *distance))
         }
         ExpectationKind::Covers { who, area, distance, at } => near::covers(fr, *who, *area, *distance, *at),
+        ExpectationKind::FormationError { group, comparison, bound, at } => {
+            groups::formation_error(fr, *group, *comparison, *bound, *at)
+        }
+        ExpectationKind::Spread { group, comparison, bound, at } => {
+            groups::spread(fr, *group, *comparison, *bound, *at)
+        }
         ExpectationKind::Collisions { among, max } => bodies::collisions(fr, *among, *max),
         ExpectationKind::Overlap { among, max } => bodies::overlap(fr, *among, *max),
         ExpectationKind::Stuck { who, max } => arrive::stuck(fr, *who, *max),

@@ -7,6 +7,7 @@
 
 pub mod arrive;
 pub mod bodies;
+pub mod groups;
 pub mod moved;
 pub mod near;
 pub mod when;

@@ -1,5 +1,6 @@
 //! Time qualifiers: a claim about one frame, checked `at T`, `during T1 to
-//! T2` or `for at least X% of T1 to T2`.
+//! T2` or `for at least X% of T1 to T2`; for a claim on a measurement some
+//! frames lack, how those frames count ([`over_measured`]).
 
 use super::Frames;
 use crate::ir::When;
@@ -19,27 +20,58 @@ pub fn seen(ok: bool, detail: String) -> Seen {
     }
 }
 
+/// What a claim on a measurement that some frames lack says about one
+/// frame: the claim's verdict there, or why the frame has no measurement.
+pub enum Measured {
+    Seen(Seen),
+    Without(String),
+}
+
 /// Checks `frame` over the frames `when` names. `During` fails at the first
 /// frame that fails and names its time; `Share` reports the share reached.
 pub fn over(fr: &Frames<'_>, when: When, mut frame: impl FnMut(&FrameSpan) -> Seen) -> Verdict {
+    over_measured(fr, when, |f| Measured::Seen(frame(f)))
+}
+
+/// [`over`] for a measurement some frames lack (a group's formation error
+/// while it stands): `at T` fails at a frame without one, naming the nearest
+/// frames with one; `during` and `for at least X% of` count only the frames
+/// with one, and fail when none has.
+pub fn over_measured(fr: &Frames<'_>, when: When, mut frame: impl FnMut(&FrameSpan) -> Measured) -> Verdict {
     match when {
-        When::At(t) => match fr.at(t).map(&mut frame) {
-            Err(e) | Ok(Err(e)) => Verdict::Fails(e),
-            Ok(Ok(d)) => Verdict::Holds(d),
-        },
+        When::At(t) => {
+            let f = match fr.at(t) {
+                Ok(f) => f,
+                Err(e) => return Verdict::Fails(e),
+            };
+            match frame(f) {
+                Measured::Seen(Ok(d)) => Verdict::Holds(d),
+                Measured::Seen(Err(d)) => Verdict::Fails(d),
+                Measured::Without(why) => Verdict::Fails(format!("{why}; {}", nearest_measured(fr, f, &mut frame))),
+            }
+        }
         When::During(from, to) => {
             let frames = match window(fr, from, to) {
                 Ok(f) => f,
                 Err(e) => return Verdict::Fails(e),
             };
             let mut last = String::new();
+            let mut without = Without::default();
             for f in &frames {
                 match frame(f) {
-                    Ok(d) => last = d,
-                    Err(d) => return Verdict::Fails(format!("first fails at {} s: {d}", f.t)),
+                    Measured::Seen(Ok(d)) => last = d,
+                    Measured::Seen(Err(d)) => return Verdict::Fails(format!("first fails at {} s: {d}", f.t)),
+                    Measured::Without(why) => without.add(why),
                 }
             }
-            Verdict::Holds(format!("held in all {} frame(s) from {from} s to {to} s; last: {last}", frames.len()))
+            let measured = frames.len() - without.count;
+            if measured == 0 {
+                return Verdict::Fails(without.none(from, to));
+            }
+            Verdict::Holds(format!(
+                "held in all {measured} frame(s) from {from} s to {to} s{}; last: {last}",
+                without.note()
+            ))
         }
         When::Share { share, from, to } => {
             let frames = match window(fr, from, to) {
@@ -48,26 +80,78 @@ pub fn over(fr: &Frames<'_>, when: When, mut frame: impl FnMut(&FrameSpan) -> Se
             };
             let mut held = 0usize;
             let mut first_failure: Option<(f64, String)> = None;
+            let mut without = Without::default();
             for f in &frames {
                 match frame(f) {
-                    Ok(_) => held += 1,
-                    Err(d) => {
+                    Measured::Seen(Ok(_)) => held += 1,
+                    Measured::Seen(Err(d)) => {
                         first_failure.get_or_insert((f.t, d));
                     }
+                    Measured::Without(why) => without.add(why),
                 }
             }
-            let got = held as f64 / frames.len() as f64;
+            let measured = frames.len() - without.count;
+            if measured == 0 {
+                return Verdict::Fails(without.none(from, to));
+            }
+            let got = held as f64 / measured as f64;
             let detail = format!(
-                "held in {held} of {} frame(s) from {from} s to {to} s: {}%, {}% needed",
-                frames.len(),
+                "held in {held} of {measured} frame(s) from {from} s to {to} s: {}%, {}% needed{}",
                 percent(got),
-                percent(share)
+                percent(share),
+                without.note()
             );
             match first_failure {
                 Some((t, d)) if got < share - 1e-12 => Verdict::Fails(format!("{detail}; first failure at {t} s: {d}")),
                 _ => Verdict::Holds(detail),
             }
         }
+    }
+}
+
+/// The frames of a window that have no measurement: how many, and why the first has none.
+#[derive(Default)]
+struct Without {
+    count: usize,
+    first: Option<String>,
+}
+
+impl Without {
+    fn add(&mut self, why: String) {
+        self.count += 1;
+        self.first.get_or_insert(why);
+    }
+
+    /// What the report adds when some frames were not counted (nothing when none).
+    fn note(&self) -> String {
+        match &self.first {
+            Some(why) => format!("; {} frame(s) without a measurement not counted (first: {why})", self.count),
+            None => String::new(),
+        }
+    }
+
+    /// The failure of a window none of whose frames has a measurement.
+    fn none(&self, from: f64, to: f64) -> String {
+        format!(
+            "none of the {} frame(s) from {from} s to {to} s has a measurement (first: {})",
+            self.count,
+            self.first.as_deref().unwrap_or("")
+        )
+    }
+}
+
+/// Where the frames nearest to `at` that have a measurement are, for the
+/// failure of an `at T` claim whose frame has none.
+fn nearest_measured(fr: &Frames<'_>, at: &FrameSpan, frame: &mut impl FnMut(&FrameSpan) -> Measured) -> String {
+    let frames = &fr.rec.frames;
+    let k = frames.iter().position(|g| std::ptr::eq(g, at)).unwrap_or(0);
+    let mut has = |g: &FrameSpan| matches!(frame(g), Measured::Seen(_));
+    let before = frames[..k].iter().rev().find(|g| has(g)).map(|g| g.t);
+    let after = frames[k + 1..].iter().find(|g| has(g)).map(|g| g.t);
+    match (before, after) {
+        (None, None) => "no frame of the run has a measurement".into(),
+        (Some(t), None) | (None, Some(t)) => format!("the nearest frame with a measurement is at {t} s"),
+        (Some(b), Some(a)) => format!("the nearest frames with a measurement are at {b} s and {a} s"),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::behave::formations;
 use crate::behave::groups::{slots, Layout};
-use crate::ir::{Formation, FormationKind, Program, Vec2};
+use crate::ir::{Formation, FormationKind, GroupId, Program, Vec2};
 use crate::trace::frame::NONE;
 use crate::trace::metrics::MOVING;
 
@@ -37,11 +37,14 @@ fn centroid(points: &[Vec2]) -> Vec2 {
     points.iter().copied().sum::<Vec2>() / points.len() as f64
 }
 
-/// Mean and largest distance of the points to their centroid, m.
-pub fn cohesion(points: &[Vec2]) -> (f64, f64) {
+/// Mean and largest distance of the points to their centroid, m, and the
+/// index of the first point at the largest distance.
+pub fn cohesion(points: &[Vec2]) -> (f64, f64, usize) {
     let c = centroid(points);
     let d: Vec<f64> = points.iter().map(|p| p.distance(c)).collect();
-    (d.iter().sum::<f64>() / d.len() as f64, d.iter().copied().fold(0.0, f64::max))
+    let far = d.iter().copied().fold(0.0, f64::max);
+    let at = d.iter().position(|&x| x == far).unwrap_or(0);
+    (d.iter().sum::<f64>() / d.len() as f64, far, at)
 }
 
 /// Slot points of a formation for `n` members, relative to the group centre:
@@ -111,13 +114,10 @@ fn permute(a: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
 pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation, Layout)> {
     let mut out: Vec<(u32, Formation, Layout)> = Vec::new();
     let explicit = program.groups.len() as u32;
-    let v_angle = program.params.semantic_groups.v_angle;
-    let layout = Layout::new(FORMATION_SPACING, v_angle);
-    for (k, g) in program.groups.iter().enumerate() {
-        if let Some(f) = &g.formation {
-            // A group on a group map keeps the BVP model's spacing.
-            let spacing = if g.group_map.is_some() { program.params.bvp.spacing } else { FORMATION_SPACING };
-            out.push((k as u32, f.clone(), Layout::new(spacing, v_angle)));
+    let layout = Layout::new(FORMATION_SPACING, program.params.semantic_groups.v_angle);
+    for k in 0..program.groups.len() {
+        if let Some((f, layout)) = declared_by_group(program, GroupId(k as u32)) {
+            out.push((k as u32, f, layout));
         }
     }
     for r in 0..trace.rows() {
@@ -134,6 +134,67 @@ pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation, Layout
     out
 }
 
+/// The formation explicit group `g` (trace group number `g`) declares, and
+/// the layout its slots are measured with; `None` when it declares none.
+pub fn declared_by_group(program: &Program, g: GroupId) -> Option<(Formation, Layout)> {
+    let group = program.groups.get(g.index())?;
+    let formation = group.formation.clone()?;
+    // A group on a group map keeps the BVP model's spacing.
+    let spacing = if group.group_map.is_some() { program.params.bvp.spacing } else { FORMATION_SPACING };
+    Some((formation, Layout::new(spacing, program.params.semantic_groups.v_angle)))
+}
+
+/// Why a group has no formation error in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoFormationError {
+    /// It declares no formation.
+    Undeclared,
+    /// Its members' mean velocity is at most [`MOVING`]: it has no walking direction.
+    Standing,
+    /// It keeps `auto`, and the trace's `formation` column does not give all
+    /// its members one formation (or the trace has no such column).
+    Unknown,
+}
+
+/// One group's measures in one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measures {
+    /// The members' mean distance to their centroid, m.
+    pub cohesion: f64,
+    /// The largest member-centroid distance, m.
+    pub spread: f64,
+    /// The row of the first member at that distance.
+    pub farthest: usize,
+    /// The members' mean velocity, m/s: the walking direction.
+    pub heading: Vec2,
+    /// Against the declared formation's slots, m.
+    pub formation_error: Result<f64, NoFormationError>,
+}
+
+/// The measures of a group whose rows in one frame are `rows` (two or more,
+/// in row order), against `formation` when it declares one. `None` for fewer
+/// than two members: a group of one has no centroid to measure against.
+pub fn measure(trace: &Trace, rows: &[usize], formation: Option<(&Formation, &Layout)>) -> Option<Measures> {
+    if rows.len() < 2 {
+        return None;
+    }
+    let pts: Vec<Vec2> = rows.iter().map(|&r| trace.pos[r]).collect();
+    let (cohesion, spread, far) = cohesion(&pts);
+    let heading = rows.iter().map(|&r| trace.vel[r]).sum::<Vec2>() / rows.len() as f64;
+    let formation_error = match formation {
+        None => Err(NoFormationError::Undeclared),
+        Some(_) if heading.length() <= MOVING => Err(NoFormationError::Standing),
+        Some((declared, layout)) => {
+            let slots = match declared {
+                Formation::Auto => kind_in_frame(trace, rows).map(|kind| slots(kind, pts.len(), layout)),
+                _ => template(declared, pts.len(), layout),
+            };
+            slots.map(|s| formation_error(&pts, heading, &s)).ok_or(NoFormationError::Unknown)
+        }
+    };
+    Some(Measures { cohesion, spread, farthest: rows[far], heading, formation_error })
+}
+
 /// Per-frame group measures.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GroupFrame {
@@ -145,7 +206,8 @@ pub struct GroupFrame {
     pub formation_error: Option<f64>,
 }
 
-/// Cohesion and formation error in every frame. `formations` from [`declared`].
+/// Cohesion and formation error in every frame, each group measured by
+/// [`measure`]. `formations` from [`declared`].
 pub fn per_frame(trace: &Trace, formations: &[(u32, Formation, Layout)]) -> Vec<GroupFrame> {
     (0..trace.frames.len())
         .map(|f| {
@@ -156,22 +218,12 @@ pub fn per_frame(trace: &Trace, formations: &[(u32, Formation, Layout)]) -> Vec<
             }
             let (mut sum, mut max, mut err, mut n_err) = (0.0, 0.0f64, 0.0, 0u32);
             for (g, rows) in &groups {
-                let pts: Vec<Vec2> = rows.iter().map(|&r| trace.pos[r]).collect();
-                let (mean, far) = cohesion(&pts);
-                sum += mean;
-                max = max.max(far);
-                let Ok(k) = formations.binary_search_by_key(g, |(n, ..)| *n) else { continue };
-                let heading = rows.iter().map(|&r| trace.vel[r]).sum::<Vec2>() / rows.len() as f64;
-                if heading.length() <= MOVING {
-                    continue;
-                }
-                let (_, declared, layout) = &formations[k];
-                let slots = match declared {
-                    Formation::Auto => kind_in_frame(trace, rows).map(|kind| slots(kind, pts.len(), layout)),
-                    _ => template(declared, pts.len(), layout),
-                };
-                if let Some(slots) = slots {
-                    err += formation_error(&pts, heading, &slots);
+                let formation = formations.binary_search_by_key(g, |(n, ..)| *n).ok().map(|k| &formations[k]);
+                let Some(m) = measure(trace, rows, formation.map(|(_, f, l)| (f, l))) else { continue };
+                sum += m.cohesion;
+                max = max.max(m.spread);
+                if let Ok(e) = m.formation_error {
+                    err += e;
                     n_err += 1;
                 }
             }
@@ -215,7 +267,7 @@ mod tests {
 
     #[test]
     fn cohesion_is_the_distance_to_the_centroid() {
-        let (mean, far) = cohesion(&[Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0)]);
-        assert_eq!((mean, far), (1.0, 1.0));
+        let (mean, far, at) = cohesion(&[Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0)]);
+        assert_eq!((mean, far, at), (1.0, 1.0, 0));
     }
 }
