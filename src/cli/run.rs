@@ -188,7 +188,7 @@ impl Progress {
     }
 
     fn tick(&mut self, done: u64) {
-        if !self.enabled || done % 16 != 0 {
+        if !self.enabled || !done.is_multiple_of(16) {
             return;
         }
         if self.bar.is_none() && self.start.elapsed() >= QUIET_FOR && done < self.total {

@@ -207,7 +207,7 @@ impl NodeGrid {
             self.ring(ix, iy, k, |node| {
                 if let Some(q) = self.point(node) {
                     let d2 = q.distance_squared(p);
-                    if best.map_or(true, |(b, id)| d2 < b || (d2 == b && node < id)) {
+                    if best.is_none_or(|(b, id)| d2 < b || (d2 == b && node < id)) {
                         best = Some((d2, node));
                     }
                 }

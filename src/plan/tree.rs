@@ -675,7 +675,7 @@ mod tests {
     fn growth_history(remember: bool) -> Vec<Vec<Node>> {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let round = std::cell::Cell::new(0u32);
-        let usable = |m: u32| (m + round.get()) % 5 != 0;
+        let usable = |m: u32| !(m + round.get()).is_multiple_of(5);
         let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
         let p = TreeParams { alpha: 1.0, action_radius: 0.6, restriction: 0.5 };
         let lure = Lure::Goal(v(27.0, 10.0));

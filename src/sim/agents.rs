@@ -142,7 +142,7 @@ impl Agents {
     }
 
     pub fn push(&mut self, a: Newborn) {
-        debug_assert!(self.id.last().map_or(true, |&last| last < a.id));
+        debug_assert!(self.id.last().is_none_or(|&last| last < a.id));
         self.id.push(a.id);
         self.population.push(a.mind.member.population.0);
         self.group.push(a.group);

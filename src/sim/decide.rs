@@ -218,7 +218,7 @@ impl<'p> Simulation<'p> {
         match &self.scene.program.behaviours[b.index()].body {
             BehaviourBody::Rules(rules) => rules
                 .iter()
-                .position(|r| r.when.as_ref().map_or(true, |c| self.holds(i, c, t, heading)))
+                .position(|r| r.when.as_ref().is_none_or(|c| self.holds(i, c, t, heading)))
                 .map_or(NONE, |r| r as u32),
             BehaviourBody::States(_) => NONE,
         }
@@ -502,7 +502,7 @@ impl<'p> Simulation<'p> {
     /// held leave room for it; for any other, when they leave room for it
     /// after every team waiting there.
     fn has_room(&self, o: usize, size: u32, team_ix: usize) -> bool {
-        self.scene.program.objects[o].capacity.map_or(true, |c| {
+        self.scene.program.objects[o].capacity.is_none_or(|c| {
             let line = &self.claims[o];
             let ahead = match line.iter().position(|&w| w as usize == team_ix) {
                 Some(0) => 0,

@@ -488,7 +488,7 @@ impl<'p> Simulation<'p> {
         self.timed(|s| &mut s.times.spawn, |s| s.spawn_despawn(t))?;
         self.timed(|s| &mut s.times.perceive, |s| s.perceive())?;
         self.timed(|s| &mut s.times.act, |s| s.decide_new(t))?;
-        if self.step % self.record_every == 0 {
+        if self.step.is_multiple_of(self.record_every) {
             self.record(recorder)?;
         }
         Ok(())
@@ -694,7 +694,7 @@ impl<'p> Simulation<'p> {
                 if !c.moves.put(j, plan, &m, scene.agents.ori[i], &scene.grid) {
                     let blame = motion::blame(scene, i, plan);
                     if let Ok(mut first) = unfinished.lock() {
-                        if first.map_or(true, |(f, _)| i < f) {
+                        if first.is_none_or(|(f, _)| i < f) {
                             *first = Some((i, blame));
                         }
                     }

@@ -151,11 +151,11 @@ fn write_plain(out: &mut Vec<u8>, mantissa: &[u8], exp: i32) {
     }
     if point <= 0 {
         out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat(b'0').take((-point) as usize));
+        out.extend(std::iter::repeat_n(b'0', (-point) as usize));
         out.extend_from_slice(&digits);
     } else if point as usize >= digits.len() {
         out.extend_from_slice(&digits);
-        out.extend(std::iter::repeat(b'0').take(point as usize - digits.len()));
+        out.extend(std::iter::repeat_n(b'0', point as usize - digits.len()));
     } else {
         out.extend_from_slice(&digits[..point as usize]);
         out.push(b'.');
@@ -312,7 +312,7 @@ mod tests {
             for n in 0..=40 {
                 // Full and nearly full Vecs too: the spare capacity is reserved first.
                 let mut out = Vec::with_capacity(before);
-                out.extend(std::iter::repeat(b'-').take(before));
+                out.extend(std::iter::repeat_n(b'-', before));
                 append(&mut out, &text[..n]);
                 append(&mut out, &text[n..n + 3]);
                 let mut expected = vec![b'-'; before];

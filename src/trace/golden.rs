@@ -115,7 +115,7 @@ pub fn compare(expected: &[u8], actual: &[u8]) -> Option<Mismatch> {
                         });
                     }
                     if let Some(d) = deviation(&e, x, &a, y) {
-                        if m.max_deviation.as_ref().map_or(true, |(best, _, _)| d > *best) {
+                        if m.max_deviation.as_ref().is_none_or(|(best, _, _)| d > *best) {
                             m.max_deviation = Some((d, text(x, ef), text(x, ei)));
                         }
                     }

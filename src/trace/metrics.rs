@@ -69,7 +69,7 @@ pub fn min_distance_within(points: &[Vec2], r: f64) -> Option<(f64, usize, usize
                 return;
             }
             let d = p.distance(points[j]);
-            if d < r && best.map_or(true, |(b, bi, bj)| d < b || (d == b && (i, j) < (bi, bj))) {
+            if d < r && best.is_none_or(|(b, bi, bj)| d < b || (d == b && (i, j) < (bi, bj))) {
                 best = Some((d, i, j));
             }
         });
@@ -304,7 +304,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                 let rows = fr.rows(f, *among);
                 let pts: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
                 if let Some((d, i, j)) = min_distance(&pts) {
-                    if worst.map_or(true, |w| d < w.0) {
+                    if worst.is_none_or(|w| d < w.0) {
                         worst = Some((d, f.t, rec.trace.id[rows[i]], rec.trace.id[rows[j]]));
                     }
                 }
@@ -425,7 +425,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                 for &r in &mine {
                     for (g, sp) in spaces.iter().filter(|(g, _)| rec.group[r] != Some(*g)) {
                         let margin = rec.trace.pos[r].distance(sp.centre) - sp.core_radius(core);
-                        if closest.map_or(true, |c: (f64, u32, u32, f64)| margin < c.0) {
+                        if closest.is_none_or(|c: (f64, u32, u32, f64)| margin < c.0) {
                             closest = Some((margin, rec.trace.id[r], *g, f.t));
                         }
                     }
@@ -568,7 +568,7 @@ pub fn closest_between(a: &[Vec2], b: &[Vec2]) -> Option<f64> {
         for p in a {
             grid.for_each_candidate(*p, r, |j| {
                 let d = p.distance(b[j as usize]);
-                if d <= r && best.map_or(true, |x| d < x) {
+                if d <= r && best.is_none_or(|x| d < x) {
                     best = Some(d);
                 }
             });

@@ -299,7 +299,7 @@ impl Markers {
             MarkerAction::Erase { area } => {
                 let area = area.map(|a| area_shape(world, a));
                 for (m, &p) in self.positions.iter().enumerate() {
-                    if area.map_or(true, |a| contains(a, p)) {
+                    if area.is_none_or(|a| contains(a, p)) {
                         erased.push(p);
                     } else {
                         kept.push(m);
@@ -403,7 +403,7 @@ impl Markers {
             let mut best: Option<(f64, u32)> = None;
             grid.for_each_near(p, reach, |id, q| {
                 let d2 = q.distance_squared(p);
-                if d2 <= reach2 && best.map_or(true, |(b, bid)| d2 < b || (d2 == b && id < bid)) {
+                if d2 <= reach2 && best.is_none_or(|(b, bid)| d2 < b || (d2 == b && id < bid)) {
                     best = Some((d2, id));
                 }
             });

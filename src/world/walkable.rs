@@ -295,7 +295,7 @@ fn nearest_on_polyline(points: &[Vec2], p: Vec2) -> Option<(Vec2, Vec2, Vec2)> {
     for w in points.windows(2) {
         let q = closest_on_segment(w[0], w[1], p);
         let d2 = q.distance_squared(p);
-        if best.map_or(true, |b| d2 < b.0) {
+        if best.is_none_or(|b| d2 < b.0) {
             best = Some((d2, q, w[0], w[1]));
         }
     }

@@ -20,7 +20,7 @@ pub fn reaches_goal(fr: &Frames<'_>, who: Subject, by: Option<f64>) -> Verdict {
     let tracks = &fr.rec.trace.tracks;
     let limit = by.unwrap_or(f64::INFINITY);
     let late: Vec<usize> =
-        mine.iter().copied().filter(|&k| g.first_arrival[k].map_or(true, |t| t > limit + 1e-9)).collect();
+        mine.iter().copied().filter(|&k| g.first_arrival[k].is_none_or(|t| t > limit + 1e-9)).collect();
     if late.is_empty() {
         let latest = mine.iter().filter_map(|&k| g.first_arrival[k]).fold(f64::NEG_INFINITY, f64::max);
         return Verdict::Holds(format!("{} agent(s), the last arrived at {latest} s", mine.len()));
@@ -130,7 +130,7 @@ pub fn picks(fr: &Frames<'_>, who: Subject, count: u32, by: f64) -> Verdict {
             }
             previous = goal[r];
         }
-        if fewest.map_or(true, |(m, _)| n < m) {
+        if fewest.is_none_or(|(m, _)| n < m) {
             fewest = Some((n, trace.tracks.id[k]));
         }
     }

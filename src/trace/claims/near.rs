@@ -29,7 +29,7 @@ fn nearest(grid: &Grid, pts: &[Vec2], p: Vec2, skip: Option<usize>, start: f64) 
         grid.for_each_candidate(p, r, |j| {
             let j = j as usize;
             let d = p.distance(pts[j]);
-            if Some(j) != skip && d <= r && best.map_or(true, |b| d < b) {
+            if Some(j) != skip && d <= r && best.is_none_or(|b| d < b) {
                 best = Some(d);
             }
         });
@@ -58,7 +58,7 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
         let Some(d) = nearest(&grid, &pts, rec.trace.pos[r], skip, distance) else {
             return Err(format!("agent {} has no other agent to be near at {} s", rec.trace.id[r], f.t));
         };
-        if worst.map_or(true, |(w, _)| d > w) {
+        if worst.is_none_or(|(w, _)| d > w) {
             worst = Some((d, rec.trace.id[r]));
         }
     }

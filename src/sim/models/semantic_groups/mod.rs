@@ -120,7 +120,7 @@ impl Model for SemanticGroups {
         let slot = self.units.slot(i, pos, goal);
         let radius = agents.radius[i];
         // A slot behind a corner is walked to along the member's own path.
-        let in_sight = |q: Vec2| self.grid.as_ref().map_or(true, |g| g.line_of_sight(pos, q, radius));
+        let in_sight = |q: Vec2| self.grid.as_ref().is_none_or(|g| g.line_of_sight(pos, q, radius));
         let target = if slot.grouped && !slot.own_path && in_sight(slot.target) {
             slot.target
         } else {

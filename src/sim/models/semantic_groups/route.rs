@@ -63,7 +63,7 @@ impl Route {
             // Within reach of a waypoint at a corner, the walker has not
             // rounded it until the next one is in sight: walking on to a
             // waypoint hidden behind the corner presses it into the obstacle.
-            let passed = pos.distance(here) <= WAYPOINT_REACH && grid.map_or(true, |g| g.line_of_sight(pos, next, 0.0));
+            let passed = pos.distance(here) <= WAYPOINT_REACH && grid.is_none_or(|g| g.line_of_sight(pos, next, 0.0));
             // Pushed past a corner: the next waypoint is already in sight.
             let seen = grid.is_some_and(|g| g.line_of_sight(pos, next, clearance));
             if passed || seen {

@@ -68,7 +68,7 @@ pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> 
                 room = room.min(a.distance(q));
             }
         });
-        if best.map_or(true, |(r, _)| room > r) {
+        if best.is_none_or(|(r, _)| room > r) {
             best = Some((room, q));
         }
     }

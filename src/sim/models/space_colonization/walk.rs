@@ -254,7 +254,7 @@ impl Growth {
         // Waiting behind an agent that has arrived counts as walking, blocked:
         // inside the goal region that is arriving too, so regions fill from their aim outwards.
         let still = Plan { active: reserve && walk.behind_arrived, enforce: !reserve, ..Plan::stand(pos) };
-        if walk.tree.as_ref().map_or(true, Tree::is_empty) {
+        if walk.tree.as_ref().is_none_or(Tree::is_empty) {
             walk.tree = Some(Tree::new(pos));
         }
         let point = match lure {
@@ -542,7 +542,7 @@ fn sidestep(
         });
         free && any
     };
-    let first = if id % 2 == 0 { 1.0 } else { -1.0 };
+    let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
     let walled = keep_right && TURNS.iter().all(|&t| !walkable(turned(t, -1.0)));
     let order: Vec<((f64, f64), f64)> = if keep_right {
         let side = if walled { 1.0 } else { -1.0 };
