@@ -8,6 +8,7 @@
 
 use super::groups::{slots, Layout};
 use crate::ir::{Formation, FormationKind, Vec2};
+use crate::math::{cos, sin};
 
 /// The formation points of an `n`-member group, neighbours the layout's
 /// spacing apart in the predefined shapes (side by side, V and river are
@@ -18,6 +19,7 @@ pub fn points(formation: &Formation, n: usize, layout: &Layout) -> Option<Vec<Ve
         Formation::Auto => return None,
         Formation::SideBySide => slots(FormationKind::SideBySide, n, layout),
         Formation::River => slots(FormationKind::River, n, layout),
+        Formation::V if layout.wedge() => wedge(n, layout),
         Formation::V => slots(FormationKind::V, n, layout),
         Formation::Square => lattice(n, s),
         Formation::Diamond => {
@@ -46,6 +48,21 @@ pub fn sample(list: &[Vec2], n: usize) -> Vec<Vec2> {
     let last = list[len - 1];
     let v = if len >= 2 { last - list[len - 2] } else { Vec2::ZERO };
     list.iter().copied().chain((1..=n - len).map(|k| last + v * k as f64)).collect()
+}
+
+/// A wedge: the first member at the point, then pairs of ranks behind it
+/// on the left and right arms, each at the layout's V angle from the
+/// walking direction, `spacing` apart along the arm.
+fn wedge(n: usize, layout: &Layout) -> Vec<Vec2> {
+    let (s, a) = (layout.spacing(), layout.v_angle());
+    let arm = Vec2::new(-cos(a), sin(a)) * s;
+    (0..n)
+        .map(|k| {
+            let rank = k.div_ceil(2) as f64;
+            let side = if k % 2 == 1 { 1.0 } else { -1.0 };
+            Vec2::new(arm.x * rank, arm.y * rank * side)
+        })
+        .collect()
 }
 
 /// Rows of `⌈√n⌉` side by side, front row first; the last row centred.
@@ -101,9 +118,11 @@ mod tests {
 
     #[test]
     fn predefined_shapes_are_centred_and_spaced() {
-        for f in [Formation::Square, Formation::Diamond, Formation::V, Formation::SideBySide, Formation::River] {
+        let layouts = [Layout::new(1.0, 0.6), Layout::on_map(1.0, std::f64::consts::FRAC_PI_4)];
+        let shapes = [Formation::Square, Formation::Diamond, Formation::V, Formation::SideBySide, Formation::River];
+        for (f, layout) in shapes.iter().flat_map(|f| layouts.iter().map(move |l| (f, l))) {
             for n in 1..12 {
-                let p = points(&f, n, &Layout::new(1.0, 0.6)).unwrap();
+                let p = points(f, n, layout).unwrap();
                 assert_eq!(p.len(), n);
                 let c = p.iter().copied().sum::<Vec2>() / n as f64;
                 assert!(c.length() < 1e-12, "{f:?} {n}");

@@ -149,11 +149,14 @@ pub fn goal_angle(centre: Vec2, member: Vec2, goal: Vec2) -> Option<f64> {
 pub struct Layout {
     spacing: f64,
     v_angle: f64,
+    /// A V with its point ahead (a BVP group map's, Silveira et al. Fig 4c),
+    /// rather than opening forward.
+    wedge: bool,
 }
 
 impl Default for Layout {
     fn default() -> Layout {
-        Layout { spacing: SPACING, v_angle: SemanticGroups::default().v_angle }
+        Layout { spacing: SPACING, v_angle: SemanticGroups::default().v_angle, wedge: false }
     }
 }
 
@@ -168,7 +171,12 @@ impl Layout {
         } else {
             v_angle.clamp(MIN_V_ANGLE, std::f64::consts::FRAC_PI_2)
         };
-        Layout { spacing, v_angle }
+        Layout { spacing, v_angle, wedge: false }
+    }
+
+    /// The layout of formations on a BVP group map: a V is a wedge.
+    pub fn on_map(spacing: f64, v_angle: f64) -> Layout {
+        Layout { wedge: true, ..Layout::new(spacing, v_angle) }
     }
 
     pub fn spacing(&self) -> f64 {
@@ -177,6 +185,10 @@ impl Layout {
 
     pub fn v_angle(&self) -> f64 {
         self.v_angle
+    }
+
+    pub fn wedge(&self) -> bool {
+        self.wedge
     }
 }
 
@@ -282,7 +294,7 @@ pub fn assign_slots(members: &[Vec2], targets: &[Vec2]) -> Vec<usize> {
             let mut pick: Option<(f64, usize)> = None;
             for (t, q) in targets.iter().enumerate() {
                 let d2 = m.distance_squared(*q);
-                if !taken[t] && pick.map_or(true, |(b, _)| d2 < b) {
+                if !taken[t] && pick.is_none_or(|(b, _)| d2 < b) {
                     pick = Some((d2, t));
                 }
             }

@@ -78,11 +78,14 @@ pub struct Switches {
     /// Semantic groups' A* grid and paths keep the widest walker's body
     /// radius from obstacles; off: they keep none.
     pub astar_clearance: bool,
+    /// Every character is a wall on every BVP group map (Silveira et al.);
+    /// off: a map holds only the world's walls and its border.
+    pub characters_on_maps: bool,
 }
 
 impl Default for Switches {
     fn default() -> Switches {
-        Switches { give_up_places: true, wait_in_line: true, astar_clearance: true }
+        Switches { give_up_places: true, wait_in_line: true, astar_clearance: true, characters_on_maps: true }
     }
 }
 

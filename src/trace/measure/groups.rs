@@ -139,9 +139,15 @@ pub fn declared(trace: &Trace, program: &Program) -> Vec<(u32, Formation, Layout
 pub fn declared_by_group(program: &Program, g: GroupId) -> Option<(Formation, Layout)> {
     let group = program.groups.get(g.index())?;
     let formation = group.formation.clone()?;
-    // A group on a group map keeps the BVP model's spacing.
-    let spacing = if group.group_map.is_some() { program.params.bvp.spacing } else { FORMATION_SPACING };
-    Some((formation, Layout::new(spacing, program.params.semantic_groups.v_angle)))
+    let v_angle = program.params.semantic_groups.v_angle;
+    // A group on a group map keeps the BVP model's shapes and spacing.
+    Some((
+        formation,
+        match group.group_map {
+            Some(_) => Layout::on_map(program.params.bvp.spacing, v_angle),
+            None => Layout::new(FORMATION_SPACING, v_angle),
+        },
+    ))
 }
 
 /// Why a group has no formation error in a frame.

@@ -116,14 +116,36 @@ impl WorldField {
         Ok(WorldField { key, lattice, potential })
     }
 
-    /// Eq 4 at the cell holding `p`: the descent towards the goal (any length).
+    /// Eq 4 at `p`, interpolated bilinearly between the cells' central
+    /// differences: the descent towards the goal (any length), smooth across
+    /// the cells of a coarse world grid. `None` outside the world.
     pub fn descent(&self, p: Vec2) -> Option<Vec2> {
-        let (i, j) = self.lattice.cell_of(p)?;
-        Some(self.potential.descent(i, j))
+        self.lattice.cell_of(p)?;
+        Some(self.bilinear(p, |i, j| self.potential.descent(i, j)))
     }
 
-    /// `1 − p` at the cell holding `p` (0 outside the world).
+    /// `1 − p` at `p`, interpolated bilinearly between cell centres (0 outside
+    /// the world): a coarse world potential still ranks nearby points.
     pub fn q(&self, p: Vec2) -> f64 {
-        self.lattice.cell_of(p).map_or(0.0, |(i, j)| self.potential.q(i, j))
+        match self.lattice.cell_of(p) {
+            Some(_) => self.bilinear(p, |i, j| Vec2::splat(self.potential.q(i, j))).x,
+            None => 0.0,
+        }
+    }
+
+    /// `value` of the four cells around `p`, weighted by nearness (cells
+    /// beyond the edge repeat the edge's).
+    fn bilinear(&self, p: Vec2, value: impl Fn(usize, usize) -> Vec2) -> Vec2 {
+        let l = &self.lattice;
+        let (x, y) = ((p.x - l.min.x) / l.cell - 0.5, (p.y - l.min.y) / l.cell - 0.5);
+        let (i0, j0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - i0, y - j0);
+        let at = |i: f64, j: f64| {
+            let (i, j) = (i.clamp(0.0, l.nx as f64 - 1.0) as usize, j.clamp(0.0, l.ny as f64 - 1.0) as usize);
+            value(i, j)
+        };
+        let low = at(i0, j0) * (1.0 - fx) + at(i0 + 1.0, j0) * fx;
+        let high = at(i0, j0 + 1.0) * (1.0 - fx) + at(i0 + 1.0, j0 + 1.0) * fx;
+        low * (1.0 - fy) + high * fy
     }
 }

@@ -17,7 +17,7 @@
 
 use super::field::{in_goal, Aim, Lattice, WorldField};
 use crate::behave::formations;
-use crate::behave::groups::{assign_slots, to_world, Layout};
+use crate::behave::groups::{to_world, Layout};
 use crate::ir::{Formation, GroupMap as MapSpec, Vec2};
 use crate::math::{atan2, cos, sin, unit};
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
@@ -58,6 +58,8 @@ pub(super) struct GroupMap {
     heading: Vec2,
     started: bool,
     placed: bool,
+    /// The centroid of the intermediate goal's cells at the last projection.
+    goal: Option<Vec2>,
     /// The map reached the group's goal: it stops, and members settle on their points.
     pub arrived: bool,
     formation: Option<Formation>,
@@ -81,6 +83,7 @@ impl GroupMap {
             heading: Vec2::X,
             started: false,
             placed: false,
+            goal: None,
             arrived: false,
             formation,
             order: Vec::new(),
@@ -115,7 +118,10 @@ impl GroupMap {
         self.arrived = self.arrived || self.centre.distance(point) <= reach;
         let dt = scene.clock.dt;
         if !self.arrived {
-            if let Some(d) = global(self.centre) {
+            // The map slides towards the intermediate goal it last had: where
+            // the global planner leads, or round what blocks the border there.
+            let towards = self.goal.and_then(|g| unit(g - self.centre));
+            if let Some(d) = towards.or_else(|| global(self.centre)) {
                 let extent = self.lattice.nx.min(self.lattice.ny) as f64 * self.lattice.cell;
                 if (self.centre - centroid).dot(d) < extent / 4.0 {
                     self.centre += d * (run.speed * dt).min(self.centre.distance(point));
@@ -188,12 +194,17 @@ impl GroupMap {
         self.occupied.fill(0);
         let half = Vec2::new(nx as f64, ny as f64) * (self.lattice.cell / 2.0);
         let mid = self.lattice.min + half;
+        let characters = scene.program.switches.characters_on_maps;
         scene.grid.for_each_candidate(mid, half.max_element(), |a| {
+            if !characters {
+                return;
+            }
             if let Some((i, j)) = self.lattice.cell_of(scene.agents.pos[a as usize]) {
                 self.occupied[i + j * nx] += 1;
                 self.potential.set(i, j, Cell::Wall);
             }
         });
+        self.goal = None;
         if self.arrived {
             return;
         }
@@ -234,12 +245,16 @@ impl GroupMap {
         });
         if let Some((k, _)) = best {
             let n = border.len();
+            let (mut sum, mut count) = (Vec2::ZERO, 0.0);
             for d in [n - 1, 0, 1] {
                 let (i, j) = border[(k + d) % n];
                 if !blocked(&(i, j)) {
                     self.potential.set(i, j, Cell::Goal);
+                    sum += self.lattice.centre(i, j);
+                    count += 1.0;
                 }
             }
+            self.goal = Some(sum / count);
         }
     }
 
@@ -258,12 +273,9 @@ impl GroupMap {
         };
         let world: Vec<Vec2> = points.iter().map(|&p| to_world(self.centre, self.heading, p)).collect();
         let at: Vec<Vec2> = slots.iter().map(|&i| agents.pos[i]).collect();
-        let taken = assign_slots(&at, &world);
         let mut order = vec![u32::MAX; points.len()];
-        for (m, &k) in taken.iter().enumerate() {
-            if k < order.len() {
-                order[k] = ids[m];
-            }
+        for (m, k) in least_squares(&at, &world).into_iter().enumerate() {
+            order[k] = ids[m];
         }
         self.order = order;
         self.points = points;
@@ -281,7 +293,7 @@ impl GroupMap {
             let inside = i >= 0 && j >= 0 && i < nx && j < ny;
             inside.then(|| (i + j * nx) as usize)
         };
-        let wall_at = |r: i64| ring(r).any(|d| cell(d).map_or(true, |k| self.walls[k]));
+        let wall_at = |r: i64| ring(r).any(|d| cell(d).is_none_or(|k| self.walls[k]));
         let mut nearest = (1..=ZONE as i64).find(|&r| wall_at(r)).unwrap_or(ZONE as i64 + 1);
         // Another character in the member's own cell, or next to it.
         let own = self.occupied[ci + cj * self.lattice.nx] > 1;
@@ -302,4 +314,13 @@ impl GroupMap {
     pub fn centre(&self) -> Vec2 {
         self.centre
     }
+}
+
+/// Which point each member takes (`result[m]`), with the least total squared
+/// distance: the Hungarian algorithm on costs in mm², so ties fall the same
+/// way on every machine.
+fn least_squares(members: &[Vec2], points: &[Vec2]) -> Vec<usize> {
+    let cost = |m: usize, k: usize| (members[m].distance_squared(points[k]) * 1e6).round() as i64;
+    let weights = pathfinding::matrix::Matrix::from_fn(members.len(), points.len(), |(m, k)| cost(m, k));
+    pathfinding::kuhn_munkres::kuhn_munkres_min(&weights).1
 }

@@ -171,7 +171,7 @@ impl Bvp {
                 tolerance: p.tolerance,
                 max_sweeps: p.max_iterations as u32,
                 speed: p.map_speed,
-                layout: Layout::new(p.spacing, program.params.semantic_groups.v_angle),
+                layout: Layout::on_map(p.spacing, program.params.semantic_groups.v_angle),
             };
             let world = self.fields.iter().find(|f| f.key == w.setting.key(aim));
             map.update(scene, &slots, Aim { goal: aim, point }, world, &run, &mut self.places)?;

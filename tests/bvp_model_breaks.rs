@@ -1,0 +1,66 @@
+//! The BVP scenarios' expectations are what make them pass: run a scenario
+//! with the behaviour it shows switched off in the compiled `Program` and the
+//! same expectations must fail.
+
+use crowd::ir::Program;
+
+mod scenario_support;
+use scenario_support::{compile, failures};
+
+/// The failures of the scenario at `rel` run with `switch_off` applied to
+/// its compiled program, after checking that the scenario itself holds.
+fn broken(rel: &str, switch_off: impl FnOnce(&mut Program)) -> Vec<String> {
+    let mut program = compile(rel);
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    switch_off(&mut program);
+    failures(&program)
+}
+
+/// Asserts that a claim containing `claim` is among `failed`.
+fn assert_fails(failed: &[String], claim: &str) {
+    assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
+}
+
+/// `μ = 1` everywhere: the environment term alone, no formation force.
+fn without_formation_force(program: &mut Program) {
+    program.params.bvp.mu = 1.0;
+}
+
+#[test]
+fn formations_without_the_formation_force_fall_apart() {
+    let failed = broken("scenarios/bvp_formations/fig04_formations.crowd", without_formation_force);
+    assert_fails(&failed, "formation error of diamond_squad <= 0.375 m");
+    assert_fails(&failed, "formation error of square_squad <= 0.375 m");
+    assert_fails(&failed, "formation error of v_squad <= 0.375 m");
+}
+
+#[test]
+fn a_squad_without_the_formation_force_never_forms_again_past_the_gap() {
+    let failed = broken("scenarios/bvp_formations/fig05_narrow_passage.crowd", without_formation_force);
+    assert_fails(&failed, "formation error of squad <= 0.375 m for at least 90% of 30 s to 45 s");
+}
+
+#[test]
+fn swapped_map_sizes_swap_who_splits() {
+    let failed = broken("scenarios/bvp_formations/fig06_split_or_stay.crowd", |p| {
+        let (a, b) = (p.groups[0].group_map, p.groups[1].group_map);
+        p.groups[0].group_map = b;
+        p.groups[1].group_map = a;
+    });
+    assert_fails(&failed, "spread of together <= 2.6 m");
+    assert_fails(&failed, "spread of splitting >= 3.5 m");
+}
+
+#[test]
+fn groups_that_do_not_see_each_other_on_their_maps_walk_into_each_other() {
+    let failed = broken("scenarios/bvp_formations/fig08_groups_crossing.crowd", |p| {
+        p.switches.characters_on_maps = false;
+    });
+    assert_fails(&failed, "west_column farther than 0.55 m from east_line");
+}
+
+#[test]
+fn a_patrol_without_the_formation_force_drifts_apart_among_the_trunks() {
+    let failed = broken("scenarios/bvp_formations/fig07_many_obstacles.crowd", without_formation_force);
+    assert_fails(&failed, "formation error of patrol <= 0.375 m");
+}
