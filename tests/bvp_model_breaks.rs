@@ -2,7 +2,7 @@
 //! with the behaviour it shows switched off in the compiled `Program` and the
 //! same expectations must fail.
 
-use crowd::ir::Program;
+use crowd::ir::{Action, BehaviourBody, PlannerKind, Program};
 
 mod scenario_support;
 use scenario_support::{compile, failures};
@@ -63,4 +63,20 @@ fn groups_that_do_not_see_each_other_on_their_maps_walk_into_each_other() {
 fn a_patrol_without_the_formation_force_drifts_apart_among_the_trunks() {
     let failed = broken("scenarios/bvp_formations/fig07_many_obstacles.crowd", without_formation_force);
     assert_fails(&failed, "formation error of patrol <= 0.375 m");
+}
+
+#[test]
+fn walkers_without_the_potential_never_leave_the_first_leg() {
+    let failed = broken("scenarios/bvp_formations/single_long_corridor.crowd", |p| {
+        for b in &mut p.behaviours {
+            if let BehaviourBody::Rules(rules) = &mut b.body {
+                for a in rules.iter_mut().flat_map(|r| r.actions.iter_mut()) {
+                    if let Action::Seek { planner, .. } = a {
+                        planner.kind = PlannerKind::Straight;
+                    }
+                }
+            }
+        }
+    });
+    assert_fails(&failed, "at least 100% of walkers inside goal at 115 s");
 }
