@@ -8,7 +8,7 @@
 
 use super::groups::{slots, Layout};
 use crate::ir::{Formation, FormationKind, Vec2};
-use crate::math::{cos, sin};
+use crate::math::{atan2, cos, sin};
 
 /// The formation points of an `n`-member group, neighbours the layout's
 /// spacing apart in the predefined shapes (side by side, V and river are
@@ -30,6 +30,16 @@ pub fn points(formation: &Formation, n: usize, layout: &Layout) -> Option<Vec<Ve
         Formation::Sketch(list) => sample(list, n),
     };
     Some(centred(pts))
+}
+
+// Eq 5 as corrected: the formation's heading turns towards the planner's
+// direction `d` by the angle between them spread over the `Δt = Δs / v_g`
+// it takes to reach the next position; `share` is the step's part of that
+// time, `v_g dt / Δs` (the text's `ϑ = φ v_g / Δt` is dimensionally off).
+pub fn turn(heading: Vec2, d: Vec2, share: f64) -> Vec2 {
+    let angle = atan2(heading.perp_dot(d), heading.dot(d));
+    let step = angle * share.clamp(0.0, 1.0);
+    Vec2::new(cos(step), sin(step)).rotate(heading)
 }
 
 /// The paper's sampling of a sketched list `L` for `n` members: with
@@ -133,6 +143,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn eq_5_turns_by_the_share_of_the_angle_and_no_further() {
+        let east = v(1.0, 0.0);
+        // A quarter turn spread over four steps: a quarter of it per step.
+        let h = turn(east, v(0.0, 2.0), 0.25);
+        let eighth = std::f64::consts::FRAC_PI_8;
+        assert!((h - v(crate::math::cos(eighth), crate::math::sin(eighth))).length() < 1e-12, "{h}");
+        // A share past the whole time still stops at the planner's direction,
+        // and a turn to the right is clockwise.
+        assert!((turn(east, v(0.0, -1.0), 3.0) - v(0.0, -1.0)).length() < 1e-12);
+        // Formation points turn with the heading (the matrix of Eq 5).
+        let pts = points(&Formation::Square, 4, &Layout::on_map(1.0, 0.7)).unwrap();
+        let north = turn(east, v(0.0, 1.0), 1.0);
+        let front = crate::behave::groups::to_world(Vec2::ZERO, north, pts[0]);
+        assert!((front - v(-pts[0].y, pts[0].x)).length() < 1e-12, "{front}");
     }
 
     #[test]

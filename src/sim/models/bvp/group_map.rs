@@ -19,7 +19,7 @@ use super::field::{in_goal, Aim, Lattice, WorldField};
 use crate::behave::formations;
 use crate::behave::groups::{to_world, Layout};
 use crate::ir::{Formation, GroupMap as MapSpec, Vec2};
-use crate::math::{atan2, cos, sin, unit};
+use crate::math::unit;
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
 use crate::sim::scene::Scene;
 
@@ -126,11 +126,7 @@ impl GroupMap {
                 if (self.centre - centroid).dot(d) < extent / 4.0 {
                     self.centre += d * (run.speed * dt).min(self.centre.distance(point));
                 }
-                // Eq 5 as corrected: turn by the angle to the planner's direction,
-                // spread over the Δt = Δs / v_g it takes to reach the next cell.
-                let angle = atan2(self.heading.perp_dot(d), self.heading.dot(d));
-                let turn = angle * (run.speed * dt / self.lattice.cell).min(1.0);
-                self.heading = Vec2::new(cos(turn), sin(turn)).rotate(self.heading);
+                self.heading = formations::turn(self.heading, d, run.speed * dt / self.lattice.cell);
             }
         }
         self.place(scene);
