@@ -2,24 +2,10 @@
 //! with the behaviour it shows switched off in the compiled `Program` and the
 //! same expectations must fail.
 
-use crowd::ir::{Action, BehaviourBody, PlannerKind, Program};
+use crowd::ir::Program;
 
 mod scenario_support;
-use scenario_support::{compile, failures};
-
-/// The failures of the scenario at `rel` run with `switch_off` applied to
-/// its compiled program, after checking that the scenario itself holds.
-fn broken(rel: &str, switch_off: impl FnOnce(&mut Program)) -> Vec<String> {
-    let mut program = compile(rel);
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    switch_off(&mut program);
-    failures(&program)
-}
-
-/// Asserts that a claim containing `claim` is among `failed`.
-fn assert_fails(failed: &[String], claim: &str) {
-    assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
-}
+use scenario_support::{assert_fails, broken, walk_straight};
 
 /// `μ = 1` everywhere: the environment term alone, no formation force.
 fn without_formation_force(program: &mut Program) {
@@ -67,16 +53,6 @@ fn a_patrol_without_the_formation_force_drifts_apart_among_the_trunks() {
 
 #[test]
 fn walkers_without_the_potential_never_leave_the_first_leg() {
-    let failed = broken("scenarios/bvp_formations/single_long_corridor.crowd", |p| {
-        for b in &mut p.behaviours {
-            if let BehaviourBody::Rules(rules) = &mut b.body {
-                for a in rules.iter_mut().flat_map(|r| r.actions.iter_mut()) {
-                    if let Action::Seek { planner, .. } = a {
-                        planner.kind = PlannerKind::Straight;
-                    }
-                }
-            }
-        }
-    });
+    let failed = broken("scenarios/bvp_formations/single_long_corridor.crowd", walk_straight);
     assert_fails(&failed, "at least 100% of walkers inside goal at 115 s");
 }

@@ -10,24 +10,10 @@
 //! costing one cell (baffle) and with a Manhattan estimate (ledge), in
 //! every one of seeds 1 to 10.
 
-use crowd::ir::{Action, BehaviourBody, Dist, Formation, PlannerKind, Program};
+use crowd::ir::{Dist, Formation, Program};
 
 mod scenario_support;
-use scenario_support::{compile, failures};
-
-/// The failures of the scenario at `rel` run with `switch_off` applied to
-/// its compiled program, after checking that the scenario itself holds.
-fn broken(rel: &str, switch_off: impl FnOnce(&mut Program)) -> Vec<String> {
-    let mut program = compile(rel);
-    assert!(failures(&program).is_empty(), "the scenario itself holds");
-    switch_off(&mut program);
-    failures(&program)
-}
-
-/// Asserts that a claim containing `claim` is among `failed`.
-fn assert_fails(failed: &[String], claim: &str) {
-    assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
-}
+use scenario_support::{assert_fails, broken, walk_straight};
 
 /// Every team of the program walks in formation `f`, whatever the free space.
 fn fix_formation(program: &mut Program, f: Formation) {
@@ -36,21 +22,6 @@ fn fix_formation(program: &mut Program, f: Formation) {
     }
     for g in &mut program.groups {
         g.formation = Some(f.clone());
-    }
-}
-
-/// Every walker of the program seeks its goal straight, without A*.
-fn walk_straight(program: &mut Program) {
-    for b in &mut program.behaviours {
-        let actions = match &mut b.body {
-            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).collect::<Vec<_>>(),
-            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).collect(),
-        };
-        for a in actions {
-            if let Action::Seek { planner, .. } = a {
-                planner.kind = PlannerKind::Straight;
-            }
-        }
     }
 }
 

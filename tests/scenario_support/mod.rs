@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crowd::diag::SourceFile;
-use crowd::ir::Program;
+use crowd::ir::{Action, BehaviourBody, PlannerKind, Program};
 use crowd::sim::labels;
 use crowd::trace::csv::CsvWriter;
 use crowd::trace::metrics::evaluate;
@@ -45,4 +45,33 @@ pub fn failures(program: &Program) -> Vec<String> {
 /// Whether `failure` (a line of [`failures`]) is a known failure of the scenario at `rel`.
 pub fn known(rel: &str, failure: &str) -> bool {
     KNOWN_FAILURES.iter().any(|&(s, c)| s == rel && failure.starts_with(&format!("FAILS: {c} (")))
+}
+
+/// The failures of the scenario at `rel` run with `switch_off` applied to
+/// its compiled program, after checking that the scenario itself holds.
+pub fn broken(rel: &str, switch_off: impl FnOnce(&mut Program)) -> Vec<String> {
+    let mut program = compile(rel);
+    assert!(failures(&program).is_empty(), "the scenario itself holds");
+    switch_off(&mut program);
+    failures(&program)
+}
+
+/// Asserts that a claim containing `claim` is among `failed`.
+pub fn assert_fails(failed: &[String], claim: &str) {
+    assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
+}
+
+/// Every walker of the program seeks its goal straight, without a planner.
+pub fn walk_straight(program: &mut Program) {
+    for b in &mut program.behaviours {
+        let actions = match &mut b.body {
+            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).collect::<Vec<_>>(),
+            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).collect(),
+        };
+        for a in actions {
+            if let Action::Seek { planner, .. } = a {
+                planner.kind = PlannerKind::Straight;
+            }
+        }
+    }
 }
