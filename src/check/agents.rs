@@ -349,7 +349,20 @@ impl Checker {
                     let v = l.zip(w).map(|(l, w)| (ir::PopulationId(l.index), w));
                     self.once(&mut followers, v, around.span.clone(), "followers");
                 }
-                EntityStmt::GroupMap { x, y, cell } => {
+                EntityStmt::GroupMap { x, y, cell, via } => {
+                    let via = match via.as_ref().map(|v| (v.text.as_str(), v)) {
+                        None | Some(("bvp", _)) => Some(ir::PlannerKind::Bvp),
+                        Some(("straight", _)) => Some(ir::PlannerKind::Straight),
+                        Some(("astar", _)) => Some(ir::PlannerKind::AStar),
+                        Some((other, v)) => {
+                            self.error(
+                                Diagnostic::error("E094", v.span.clone(), format!("`{other}` cannot lead a group map"))
+                                    .label("not a global planner for a group map")
+                                    .help("lead it `via bvp` (the world's potential, the default), `via straight` or `via astar`"),
+                            );
+                            None
+                        }
+                    };
                     let c = self.si_in(cell, Dim::Length, 0.0, f64::INFINITY, true, "group map cell size");
                     let (gx, gy) = (x.value.unwrap_or(0), y.value.unwrap_or(0));
                     if gx < 3 || gy < 3 {
@@ -374,8 +387,8 @@ impl Checker {
                             .help(format!("at most {} cells", ir::limits::MAX_GRID_CELLS)),
                         );
                         ok = false;
-                    } else if let Some(cell) = c {
-                        let v = Some(ir::GroupMap { cells_x: gx as u32, cells_y: gy as u32, cell });
+                    } else if let (Some(cell), Some(via)) = (c, via) {
+                        let v = Some(ir::GroupMap { cells_x: gx as u32, cells_y: gy as u32, cell, via });
                         self.once(&mut group_map, v, x.span.start..y.span.end, "group_map");
                     } else {
                         ok = false;

@@ -440,6 +440,9 @@ pub struct GroupMap {
     pub cells_x: u32,
     pub cells_y: u32,
     pub cell: f64,
+    /// The global planner the map's centre follows: the world's BVP
+    /// potential, a straight line, or A* over a node grid.
+    pub via: PlannerKind,
 }
 
 #[derive(Clone, Debug, PartialEq)]

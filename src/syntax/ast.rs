@@ -200,7 +200,7 @@ pub enum EntityStmt {
     Members(Vec<Name>),
     Leader(Name),
     Followers { count: Int, around: Name, within: Quantity },
-    GroupMap { x: Int, y: Int, cell: Quantity },
+    GroupMap { x: Int, y: Int, cell: Quantity, via: Option<Name> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

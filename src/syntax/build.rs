@@ -344,6 +344,7 @@ impl Builder {
                 x: self.int(p[0].clone()),
                 y: self.int(p[1].clone()),
                 cell: self.quantity(p[2].clone()),
+                via: p.get(3).map(|k| self.name(k.clone())),
             },
             r => unreachable!("entity rule {r:?}"),
         }

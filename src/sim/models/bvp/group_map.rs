@@ -18,8 +18,9 @@
 use super::field::{in_goal, Aim, Lattice, WorldField};
 use crate::behave::formations;
 use crate::behave::groups::{to_world, Layout};
-use crate::ir::{Formation, GroupMap as MapSpec, Vec2};
+use crate::ir::{Formation, GroupMap as MapSpec, PlannerKind, Vec2};
 use crate::math::unit;
+use crate::plan::astar::{find_path, NodeGrid, Search};
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
 use crate::sim::scene::Scene;
 
@@ -27,6 +28,16 @@ use crate::sim::scene::Scene;
 /// formation's: `μ_β1 = 1`, `μ_β2` halfway to `bvp.mu`, then `bvp.mu`
 /// (the paper's Fig 2 draws two such regions).
 const ZONE: usize = 2;
+
+/// What leads a group map: the global planner.
+pub(super) enum Guide<'a> {
+    /// The world's BVP potential: the map's goal is the border's highest cells.
+    World(&'a WorldField),
+    /// A straight line to the goal.
+    Straight,
+    /// A* over a node grid, smoothed; the map's goal is where the route leaves it.
+    Route(&'a NodeGrid),
+}
 
 /// What a member reads from its group map in the agents' pass.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,6 +62,8 @@ pub(super) struct Run {
 
 pub(super) struct GroupMap {
     pub group: usize,
+    /// The global planner that leads it.
+    pub via: PlannerKind,
     lattice: Lattice,
     potential: Potential,
     /// Where the map is: its centre, and the direction the formation faces.
@@ -58,6 +71,11 @@ pub(super) struct GroupMap {
     heading: Vec2,
     started: bool,
     placed: bool,
+    /// The A* route the map follows (`via astar`), the goal point it was
+    /// planned for, and its next corner.
+    route: Vec<Vec2>,
+    route_for: Option<Vec2>,
+    next: usize,
     /// The centroid of the intermediate goal's cells at the last projection.
     goal: Option<Vec2>,
     /// The map reached the group's goal: it stops, and members settle on their points.
@@ -77,12 +95,16 @@ impl GroupMap {
         let (nx, ny) = (spec.cells_x as usize, spec.cells_y as usize);
         GroupMap {
             group,
+            via: spec.via,
             lattice: Lattice { min: Vec2::ZERO, cell: spec.cell, nx, ny },
             potential: Potential::new(nx, ny, initial),
             centre: Vec2::ZERO,
             heading: Vec2::X,
             started: false,
             placed: false,
+            route: Vec::new(),
+            route_for: None,
+            next: 0,
             goal: None,
             arrived: false,
             formation,
@@ -101,18 +123,20 @@ impl GroupMap {
         scene: &Scene,
         slots: &[usize],
         aim: Aim,
-        world: Option<&WorldField>,
+        guide: Guide<'_>,
         run: &Run,
         places: &mut [Option<Place>],
     ) -> Result<(), String> {
         let agents = &scene.agents;
         let point = aim.point;
         let centroid = slots.iter().map(|&i| agents.pos[i]).sum::<Vec2>() / slots.len() as f64;
-        let global = |p: Vec2| world.and_then(|w| w.descent(p)).and_then(unit).or_else(|| unit(point - p));
         if !self.started {
             self.centre = centroid;
-            self.heading = global(centroid).unwrap_or(Vec2::X);
+            self.heading = self.global(&guide, centroid, point).unwrap_or(Vec2::X);
             self.started = true;
+        }
+        if let Guide::Route(grid) = guide {
+            self.follow(grid, self.centre, point);
         }
         let reach = scene.arrival.max(self.lattice.cell);
         self.arrived = self.arrived || self.centre.distance(point) <= reach;
@@ -121,7 +145,7 @@ impl GroupMap {
             // The map slides towards the intermediate goal it last had: where
             // the global planner leads, or round what blocks the border there.
             let towards = self.goal.and_then(|g| unit(g - self.centre));
-            if let Some(d) = towards.or_else(|| global(self.centre)) {
+            if let Some(d) = towards.or_else(|| self.global(&guide, self.centre, point)) {
                 let extent = self.lattice.nx.min(self.lattice.ny) as f64 * self.lattice.cell;
                 if (self.centre - centroid).dot(d) < extent / 4.0 {
                     self.centre += d * (run.speed * dt).min(self.centre.distance(point));
@@ -130,7 +154,7 @@ impl GroupMap {
             }
         }
         self.place(scene);
-        self.project(scene, aim, world);
+        self.project(scene, aim, &guide);
         let relax = Relax {
             method: Method::RedBlackSor,
             tolerance: run.tolerance,
@@ -174,7 +198,7 @@ impl GroupMap {
     }
 
     /// Walls, characters and the intermediate goal, projected into the map.
-    fn project(&mut self, scene: &Scene, aim: Aim, world: Option<&WorldField>) {
+    fn project(&mut self, scene: &Scene, aim: Aim, guide: &Guide<'_>) {
         let (nx, ny) = (self.lattice.nx, self.lattice.ny);
         let radius = scene.max_radius;
         for j in 0..ny {
@@ -222,7 +246,11 @@ impl GroupMap {
         if inner {
             return;
         }
-        let lead = |c: Vec2| world.map_or(-c.distance(aim.point), |w| w.q(c));
+        let exit = self.exit(aim.point);
+        let lead = |c: Vec2| match guide {
+            Guide::World(w) => w.q(c),
+            Guide::Straight | Guide::Route(_) => -c.distance(exit),
+        };
         let border: Vec<(usize, usize)> = (0..nx)
             .map(|i| (i, 0))
             .chain((1..ny).map(|j| (nx - 1, j)))
@@ -309,6 +337,45 @@ impl GroupMap {
     /// Where the map is.
     pub fn centre(&self) -> Vec2 {
         self.centre
+    }
+
+    /// The global planner's direction at `p` towards `point`.
+    fn global(&mut self, guide: &Guide<'_>, p: Vec2, point: Vec2) -> Option<Vec2> {
+        match guide {
+            Guide::World(w) => w.descent(p).and_then(unit).or_else(|| unit(point - p)),
+            Guide::Straight => unit(point - p),
+            Guide::Route(grid) => {
+                self.follow(grid, p, point);
+                self.route.get(self.next).and_then(|&q| unit(q - p)).or_else(|| unit(point - p))
+            }
+        }
+    }
+
+    /// Plans the route from `p` when the goal's point changes, and walks on
+    /// past every corner already on the map (the map steers round what it
+    /// holds; the route matters beyond it).
+    fn follow(&mut self, grid: &NodeGrid, p: Vec2, point: Vec2) {
+        if self.route_for != Some(point) {
+            let search = Search { smooth: true, clearance: grid.clearance() };
+            self.route = find_path(grid, p, point, search).map_or_else(Vec::new, |r| r.points);
+            self.route_for = Some(point);
+            self.next = 0;
+        }
+        while self.next + 1 < self.route.len() && self.inner(self.route[self.next]) {
+            self.next += 1;
+        }
+    }
+
+    /// Whether `q` lies in the map's inner cells (not on its border).
+    fn inner(&self, q: Vec2) -> bool {
+        let l = &self.lattice;
+        l.cell_of(q).is_some_and(|(i, j)| i > 0 && j > 0 && i + 1 < l.nx && j + 1 < l.ny)
+    }
+
+    /// Where the global path leaves the map: the first corner of the route
+    /// ahead outside the map's inner cells, else the goal's point.
+    fn exit(&self, point: Vec2) -> Vec2 {
+        self.route.iter().skip(self.next).copied().find(|&q| !self.inner(q)).unwrap_or(point)
     }
 }
 

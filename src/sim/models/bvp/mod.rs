@@ -27,7 +27,7 @@ use crate::sim::workers::Workers;
 use crate::steer::coherent::{self, Heading, Sense};
 
 use field::{Aim, Key, WorldField};
-use group_map::{GroupMap, Place, Run};
+use group_map::{GroupMap, Guide, Place, Run};
 
 /// The most cells a whole-world potential may have (1024 x 1024: about 5 s
 /// of relaxation on one core).
@@ -37,6 +37,8 @@ const MAX_WORLD_CELLS: u64 = 1 << 20;
 pub(crate) struct Bvp {
     fields: Vec<WorldField>,
     maps: Vec<GroupMap>,
+    /// The node grid of the maps led `via astar`, at the finest such map's cell.
+    astar: Option<NodeGrid>,
     /// By slot, this step: the group map an agent walks on (`NONE`: none), and its place there.
     map_of: Vec<u32>,
     places: Vec<Option<Place>>,
@@ -136,6 +138,12 @@ impl Bvp {
     fn make_fields<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &[D]) -> Result<(), String> {
         for (i, d) in drives.iter().enumerate() {
             let Some(w) = d.walker() else { continue };
+            // A member of a map led by another planner needs no world potential.
+            let g = scene.explicit_group[scene.agents.mind[i].member.population.index()];
+            let map = scene.program.groups.get(g as usize).and_then(|g| g.group_map);
+            if map.is_some_and(|m| m.via != PlannerKind::Bvp) {
+                continue;
+            }
             let aim = scene.agents.aim[i];
             if matches!(aim, Goal::None | Goal::Anchor(_)) {
                 continue;
@@ -174,7 +182,12 @@ impl Bvp {
                 layout: Layout::on_map(p.spacing, program.params.semantic_groups.v_angle),
             };
             let world = self.fields.iter().find(|f| f.key == w.setting.key(aim));
-            map.update(scene, &slots, Aim { goal: aim, point }, world, &run, &mut self.places)?;
+            let guide = match (map.via, world, &self.astar) {
+                (PlannerKind::AStar, _, Some(grid)) => Guide::Route(grid),
+                (PlannerKind::Bvp, Some(world), _) => Guide::World(world),
+                _ => Guide::Straight,
+            };
+            map.update(scene, &slots, Aim { goal: aim, point }, guide, &run, &mut self.places)?;
             for &i in &slots {
                 self.map_of[i] = m as u32;
             }
@@ -194,7 +207,12 @@ impl Model for Bvp {
             .filter_map(|(g, group)| group.group_map.as_ref().map(|spec| (g, spec, group.formation.clone())))
             .map(|(g, spec, formation)| GroupMap::new(g, spec, formation, initial))
             .collect();
-        Bvp { fields: Vec::new(), maps, map_of: Vec::new(), places: Vec::new(), fault: Self::too_fine(program) }
+        let cell = (program.groups.iter().filter_map(|g| g.group_map.filter(|m| m.via == PlannerKind::AStar)))
+            .map(|m| m.cell)
+            .reduce(f64::min);
+        let astar = cell.map(|cell| NodeGrid::new(&scene.space, None, cell, scene.max_radius));
+        let fault = Self::too_fine(program);
+        Bvp { fields: Vec::new(), maps, astar, map_of: Vec::new(), places: Vec::new(), fault }
     }
 
     fn how(action: &Action, _mode: &[Action]) -> Option<()> {
