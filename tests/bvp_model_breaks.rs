@@ -2,7 +2,7 @@
 //! with the behaviour it shows switched off in the compiled `Program` and the
 //! same expectations must fail.
 
-use crowd::ir::Program;
+use crowd::ir::{PlannerKind, Program};
 
 mod scenario_support;
 use scenario_support::{assert_fails, broken, walk_straight};
@@ -55,4 +55,12 @@ fn a_patrol_without_the_formation_force_drifts_apart_among_the_trunks() {
 fn walkers_without_the_potential_never_leave_the_first_leg() {
     let failed = broken("scenarios/bvp_formations/single_long_corridor.crowd", walk_straight);
     assert_fails(&failed, "at least 100% of walkers inside goal at 115 s");
+}
+
+#[test]
+fn a_map_led_straight_at_the_goal_presses_into_the_wall() {
+    let failed = broken("scenarios/bvp_formations/map_via_astar.crowd", |p| {
+        p.groups[0].group_map.as_mut().expect("a group map").via = PlannerKind::Straight;
+    });
+    assert_fails(&failed, "at least 100% of squad inside goal at 88 s");
 }
