@@ -7,24 +7,31 @@
 //! Invariants:
 //! - the grid stores `q = 1 − p` (goal 1, walls 0). Eq 3 is linear and
 //!   constants solve it, so `q` obeys the same update; but far from the goal
-//!   `p` rounds to exactly 1.0 (about 12 corridor widths in f64) and its
-//!   gradient vanishes, while `q` keeps full relative precision down to the
-//!   subnormals;
+//!   `p` rounds to exactly 1.0 (in a corridor, beyond about 12 widths from
+//!   wall to wall in f64) and its gradient vanishes, while `q` keeps full
+//!   relative precision down to the subnormals;
 //! - outside the grid is wall;
 //! - free cells that cannot reach a goal through stencil weights above zero
 //!   are held at `q = 0`, their exact value, so convergence is decided by the
 //!   cells that matter;
 //! - convergence is a relative residual: every reachable free cell's Eq 3
 //!   value differs from its own by at most `tolerance` times the larger of
-//!   the two. It bounds the absolute residual by `tolerance`, hence (for
-//!   `ε = 0`, by the discrete maximum principle with the comparison function
-//!   `|x − c|²/4`) the true error by `R² · tolerance`, `R` the radius of the
-//!   grid in cells; and it keeps the descent direction meaningful where `q`
-//!   is tiny, where an absolute rule would stop before the goal's influence
-//!   arrived;
+//!   the two. It keeps the descent direction meaningful where `q` is tiny,
+//!   where an absolute rule would stop before the goal's influence arrived;
+//!   and it bounds the absolute residual by `tolerance`, hence, by the
+//!   discrete maximum principle, the true error: by `R² · tolerance` for
+//!   `ε = 0` (comparison function `|x − c|²/4`, `R` the half-diagonal of the
+//!   grid with the wall ring around it, in cells), and by
+//!   `4 D · tolerance / |ε|` otherwise (comparison function `sign(ε) x·v`,
+//!   whose Eq 3 mean exceeds its value by `|ε|/4`; `D` the extent of that
+//!   grid along `v`). `tests/bvp_solver.rs` checks both against a direct
+//!   solve; the error found is a thousand times smaller or less. Rounding
+//!   stalls red-black SOR's relative residual at about 1e-13 on 64² maps,
+//!   1e-12 on 128² and 5e-12 on 256² (ω nears 2): ask for 1e-10 or more;
 //! - a red-black sweep updates cells of one colour from the other colour
 //!   only, so splitting its rows over threads gives the same bits as one
-//!   thread; the residual is a maximum, exact in any order.
+//!   thread; the convergence test is a conjunction and the residual a
+//!   maximum, exact in any order.
 
 use rayon::prelude::*;
 
@@ -104,23 +111,53 @@ pub struct Relaxed {
 }
 
 /// A potential over `nx × ny` cells.
+///
+/// Stored with a ring of wall cells around the grid, so every cell a sweep
+/// updates has its four neighbours in the arrays and the inner loops test
+/// nothing for the grid's edge; and with the even rows of that padded grid
+/// first, then the odd ones: the neighbours of a row's cells are in the row
+/// itself and in the two rows of the other parity beside it, so a sweep can
+/// write the rows of one parity in place, on many threads, while it reads
+/// the others.
 #[derive(Clone, Debug)]
 pub struct Potential {
     nx: usize,
     ny: usize,
+    /// The length of a padded row, `nx + 2`.
+    stride: usize,
+    /// How many padded rows are even: where the odd ones start, in rows.
+    evens: usize,
+    /// Every cell of the padded grid, in the order above.
     cells: Vec<Cell>,
-    /// `1 − p`, row-major (`i + j nx`).
+    /// `1 − p` of every cell of the padded grid, in the order above.
     q: Vec<f64>,
     /// What a free cell starts from, as `q`.
     start: f64,
-    scratch: Vec<f64>,
 }
 
 impl Potential {
     /// All free, starting at potential `p0` (the paper: 0.9 on small maps, near 1 on large ones).
     pub fn new(nx: usize, ny: usize, p0: f64) -> Potential {
         let start = 1.0 - p0;
-        Potential { nx, ny, cells: vec![Cell::Free; nx * ny], q: vec![start; nx * ny], start, scratch: Vec::new() }
+        let (stride, rows) = (nx + 2, ny + 2);
+        let len = stride * rows;
+        let mut g = Potential {
+            nx,
+            ny,
+            stride,
+            evens: rows.div_ceil(2),
+            cells: vec![Cell::Wall; len],
+            q: vec![0.0; len],
+            start,
+        };
+        for j in 0..ny {
+            for i in 0..nx {
+                let k = g.at(i, j);
+                g.cells[k] = Cell::Free;
+                g.q[k] = start;
+            }
+        }
+        g
     }
 
     pub fn nx(&self) -> usize {
@@ -131,9 +168,17 @@ impl Potential {
         self.ny
     }
 
+    /// Where padded row `r` starts (rows 0 and `ny + 1` are the wall ring).
+    #[inline]
+    fn row_start(&self, r: usize) -> usize {
+        ((r % 2) * self.evens + r / 2) * self.stride
+    }
+
+    /// Where cell `(i, j)` of the grid is stored.
     #[inline]
     fn at(&self, i: usize, j: usize) -> usize {
-        i + j * self.nx
+        assert!(i < self.nx && j < self.ny, "cell ({i}, {j}) is outside the {} × {} grid", self.nx, self.ny);
+        self.row_start(j + 1) + i + 1
     }
 
     pub fn cell(&self, i: usize, j: usize) -> Cell {
@@ -159,20 +204,24 @@ impl Potential {
     /// paper's warm start of a sliding group map, Fig 11).
     pub fn slide(&mut self, di: i64, dj: i64) {
         let (nx, ny) = (self.nx as i64, self.ny as i64);
-        let mut q = vec![self.start; self.q.len()];
-        for j in 0..ny {
-            for i in 0..nx {
-                let (si, sj) = (i + di, j + dj);
-                if (0..nx).contains(&si) && (0..ny).contains(&sj) {
-                    let s = (si + sj * nx) as usize;
-                    if self.cells[s] == Cell::Free {
-                        q[(i + j * nx) as usize] = self.q[s];
-                    }
-                }
+        let mut q = vec![0.0; self.q.len()];
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let (si, sj) = (i as i64 + di, j as i64 + dj);
+                let from = ((0..nx).contains(&si) && (0..ny).contains(&sj)).then(|| self.at(si as usize, sj as usize));
+                q[self.at(i, j)] = match from {
+                    Some(s) if self.cells[s] == Cell::Free => self.q[s],
+                    _ => self.start,
+                };
             }
         }
         self.q = q;
-        self.cells.fill(Cell::Free);
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let k = self.at(i, j);
+                self.cells[k] = Cell::Free;
+            }
+        }
     }
 
     /// `p` at cell `(i, j)`.
@@ -185,23 +234,11 @@ impl Potential {
         self.q[self.at(i, j)]
     }
 
-    /// `q` of the neighbour at `(i + di, j + dj)`; outside the grid is wall.
-    #[inline]
-    fn q_off(&self, i: usize, j: usize, di: isize, dj: isize) -> f64 {
-        let (a, b) = (i as isize + di, j as isize + dj);
-        if a < 0 || b < 0 || a >= self.nx as isize || b >= self.ny as isize {
-            0.0
-        } else {
-            self.q[a as usize + b as usize * self.nx]
-        }
-    }
-
     // Eq 4: the descent direction −∇p = ∇q by central differences, per cell.
     pub fn descent(&self, i: usize, j: usize) -> Vec2 {
-        Vec2::new(
-            (self.q_off(i, j, 1, 0) - self.q_off(i, j, -1, 0)) / 2.0,
-            (self.q_off(i, j, 0, 1) - self.q_off(i, j, 0, -1)) / 2.0,
-        )
+        let k = self.at(i, j);
+        let (south, north) = (self.row_start(j) + i + 1, self.row_start(j + 2) + i + 1);
+        Vec2::new((self.q[k + 1] - self.q[k - 1]) / 2.0, (self.q[north] - self.q[south]) / 2.0)
     }
 
     /// Relaxes the free cells towards the solution of Eq 1 under `bias`.
@@ -213,9 +250,14 @@ impl Potential {
             Method::RedBlackSor => self.omega(&w),
         };
         let mut omega = omega;
-        let mut residual = self.residual(&w, relax.parallel);
-        let (mut sweeps, mut before) = (0, residual);
-        while residual > relax.tolerance && sweeps < relax.max_sweeps {
+        let (mut sweeps, mut before) = (0, f64::INFINITY);
+        let converged = loop {
+            if self.within(&w, relax.tolerance, relax.parallel) {
+                break true;
+            }
+            if sweeps == relax.max_sweeps {
+                break false;
+            }
             match relax.method {
                 Method::GaussSeidel => self.lexicographic_sweep(&w),
                 Method::RedBlackSor => {
@@ -224,21 +266,21 @@ impl Potential {
                 }
             }
             sweeps += 1;
-            residual = self.residual(&w, relax.parallel);
             // The box's factor overshoots a narrow domain's optimum; well past
             // it, rounding is amplified faster than SOR damps it, and where
             // q is many orders below 1 (a long corridor) the relative
             // residual stalls. A healthy SOR is done by 2 (nx + ny) sweeps:
             // after that, halve the over-relaxation while 8 sweeps gain less
             // than 10%.
-            if sweeps % STALL_WINDOW == 0 {
+            if relax.method == Method::RedBlackSor && sweeps % STALL_WINDOW == 0 {
+                let residual = self.residual(&w, relax.parallel);
                 if sweeps >= 2 * (self.nx + self.ny) as u32 && residual > 0.9 * before {
                     omega = 1.0 + (omega - 1.0) / 2.0;
                 }
                 before = residual;
             }
-        }
-        Relaxed { sweeps, residual, converged: residual <= relax.tolerance }
+        };
+        Relaxed { sweeps, residual: self.residual(&w, relax.parallel), converged }
     }
 
     /// Young's optimal over-relaxation for the grid's box. With weights
@@ -258,24 +300,30 @@ impl Potential {
     fn cut_off(&mut self, w: &[f64; 4]) {
         // A cell depends on its west neighbour with weight w[0], and so on.
         const STEPS: [(isize, isize); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
-        let (nx, ny) = (self.nx as isize, self.ny as isize);
         let mut reached = vec![false; self.cells.len()];
-        let mut stack: Vec<usize> = (0..self.cells.len()).filter(|&k| self.cells[k] == Cell::Goal).collect();
-        for &k in &stack {
-            reached[k] = true;
+        // Padded coordinates (column, row): the ring is wall, so a step from
+        // a cell of the grid stays in the arrays and never enters the ring.
+        let mut stack = Vec::new();
+        for r in 1..=self.ny {
+            for c in 1..=self.nx {
+                let k = self.row_start(r) + c;
+                if self.cells[k] == Cell::Goal {
+                    reached[k] = true;
+                    stack.push((c, r));
+                }
+            }
         }
-        while let Some(k) = stack.pop() {
-            let (i, j) = ((k % self.nx) as isize, (k / self.nx) as isize);
-            for (d, (di, dj)) in STEPS.iter().enumerate() {
-                // The neighbour on the other side depends on this cell through the opposite weight.
-                let (a, b) = (i - di, j - dj);
-                if a < 0 || b < 0 || a >= nx || b >= ny || w[d] <= 0.0 {
+        while let Some((c, r)) = stack.pop() {
+            for (d, (dc, dr)) in STEPS.iter().enumerate() {
+                if w[d] <= 0.0 {
                     continue;
                 }
-                let n = (a + b * nx) as usize;
+                // The neighbour on the other side depends on this cell through weight d.
+                let (a, b) = (c.wrapping_add_signed(-dc), r.wrapping_add_signed(-dr));
+                let n = self.row_start(b) + a;
                 if !reached[n] && matches!(self.cells[n], Cell::Free | Cell::Cut) {
                     reached[n] = true;
-                    stack.push(n);
+                    stack.push((a, b));
                 }
             }
         }
@@ -294,65 +342,72 @@ impl Potential {
         }
     }
 
-    // Eq 3, in q: the stencil's weighted mean of the four neighbours.
-    #[inline]
-    fn stencil(&self, w: &[f64; 4], i: usize, j: usize) -> f64 {
-        w[0] * self.q_off(i, j, -1, 0)
-            + w[1] * self.q_off(i, j, 1, 0)
-            + w[2] * self.q_off(i, j, 0, -1)
-            + w[3] * self.q_off(i, j, 0, 1)
+    /// The rows of parity `parity` (to write) and the others (to read), each
+    /// holding its padded row `r` at `(r / 2) · stride`.
+    fn by_parity(&mut self, parity: usize) -> (&mut [f64], &[f64], &[Cell]) {
+        let split = self.evens * self.stride;
+        let (even, odd) = self.q.split_at_mut(split);
+        let (even_cells, odd_cells) = self.cells.split_at(split);
+        match parity {
+            0 => (even, odd, even_cells),
+            _ => (odd, even, odd_cells),
+        }
     }
 
     fn lexicographic_sweep(&mut self, w: &[f64; 4]) {
-        for j in 0..self.ny {
-            for i in 0..self.nx {
-                let k = self.at(i, j);
-                if self.cells[k] == Cell::Free {
-                    self.q[k] = self.stencil(w, i, j);
-                }
-            }
+        let s = self.stride;
+        for r in 1..=self.ny {
+            let (mine, other, cells) = self.by_parity(r % 2);
+            let (below, above) = beside(other, r, s);
+            gauss_seidel_row(w, &cells[r / 2 * s..][..s], &mut mine[r / 2 * s..][..s], below, above);
         }
     }
 
     /// Over-relaxes the free cells with `(i + j) % 2 == colour`.
     fn colour_sweep(&mut self, w: &[f64; 4], omega: f64, colour: usize, parallel: bool) {
-        let nx = self.nx;
-        let update = |this: &Potential, i: usize, j: usize| -> f64 {
-            let k = this.at(i, j);
-            let q = this.q[k];
-            q + omega * (this.stencil(w, i, j) - q)
+        let (s, ny) = (self.stride, self.ny);
+        // Cells of one colour read only the other colour, so the rows can be
+        // updated in any order, on any number of threads, with the same bits.
+        for parity in 0..2 {
+            let (mine, other, cells) = self.by_parity(parity);
+            let update = |(t, row): (usize, &mut [f64])| {
+                let r = 2 * t + parity;
+                if r == 0 || r > ny {
+                    return; // the wall ring
+                }
+                let (below, above) = beside(other, r, s);
+                // Padding moves both coordinates by one: (c + r) % 2 is still the colour.
+                let first = 1 + (1 + r + colour) % 2;
+                sor_row(w, omega, &cells[t * s..][..s], row, below, above, first);
+            };
+            if parallel {
+                mine.par_chunks_mut(s).enumerate().for_each(update);
+            } else {
+                mine.chunks_mut(s).enumerate().for_each(update);
+            }
+        }
+    }
+
+    /// Padded row `r`'s cells and `q`, and `q` of rows `r − 1` and `r + 1`.
+    fn row(&self, r: usize) -> (&[Cell], &[f64], &[f64], &[f64]) {
+        let (s, k) = (self.stride, self.row_start(r));
+        let (below, above) = (self.row_start(r - 1), self.row_start(r + 1));
+        (&self.cells[k..][..s], &self.q[k..][..s], &self.q[below..][..s], &self.q[above..][..s])
+    }
+
+    /// Whether every free cell's Eq 3 value and its own differ by at most
+    /// `tolerance` times the larger of the two (the module's rule). It stops
+    /// at the first cell that does not: between sweeps only the answer
+    /// matters, and most sweeps find one long before the end of the grid.
+    fn within(&self, w: &[f64; 4], tolerance: f64, parallel: bool) -> bool {
+        let row = |r: usize| -> bool {
+            let (cells, q, below, above) = self.row(r);
+            row_within(w, tolerance, cells, q, below, above)
         };
         if parallel {
-            // Cells of one colour read only the other colour: compute them
-            // all from the grid as it is, then write them back.
-            let mut scratch = std::mem::take(&mut self.scratch);
-            scratch.resize(self.q.len(), 0.0);
-            let this = &*self;
-            scratch.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-                for i in ((j + colour) % 2..nx).step_by(2) {
-                    if this.cells[i + j * nx] == Cell::Free {
-                        row[i] = update(this, i, j);
-                    }
-                }
-            });
-            let cells = &self.cells;
-            self.q.par_chunks_mut(nx).zip(scratch.par_chunks(nx)).enumerate().for_each(|(j, (row, new))| {
-                for i in ((j + colour) % 2..nx).step_by(2) {
-                    if cells[i + j * nx] == Cell::Free {
-                        row[i] = new[i];
-                    }
-                }
-            });
-            self.scratch = scratch;
+            (1..=self.ny).into_par_iter().all(row)
         } else {
-            for j in 0..self.ny {
-                for i in ((j + colour) % 2..nx).step_by(2) {
-                    if self.cells[i + j * nx] == Cell::Free {
-                        let v = update(self, i, j);
-                        self.q[i + j * nx] = v;
-                    }
-                }
-            }
+            (1..=self.ny).all(row)
         }
     }
 
@@ -362,25 +417,94 @@ impl Potential {
     }
 
     fn residual(&self, w: &[f64; 4], parallel: bool) -> f64 {
-        let row = |j: usize| -> f64 {
-            let mut worst: f64 = 0.0;
-            for i in 0..self.nx {
-                if self.cells[self.at(i, j)] == Cell::Free {
-                    let (g, q) = (self.stencil(w, i, j), self.q[self.at(i, j)]);
-                    let r = (g - q).abs();
-                    if r > 0.0 {
-                        worst = worst.max(r / g.abs().max(q.abs()));
-                    }
-                }
-            }
-            worst
+        let row = |r: usize| -> f64 {
+            let (cells, q, below, above) = self.row(r);
+            relative_residual_row(w, cells, q, below, above)
         };
         if parallel {
-            (0..self.ny).into_par_iter().map(row).reduce(|| 0.0, f64::max)
+            (1..=self.ny).into_par_iter().map(row).reduce(|| 0.0, f64::max)
         } else {
-            (0..self.ny).map(row).fold(0.0, f64::max)
+            (1..=self.ny).map(row).fold(0.0, f64::max)
         }
     }
+}
+
+/// Padded rows `r − 1` and `r + 1` among the rows of the other parity than
+/// `r` (see `Potential::by_parity`), where they are consecutive.
+#[inline]
+fn beside(other: &[f64], r: usize, stride: usize) -> (&[f64], &[f64]) {
+    let below = (r - 1) / 2 * stride;
+    (&other[below..][..stride], &other[below + stride..][..stride])
+}
+
+// Eq 3, in q: the stencil's weighted mean of the four neighbours. The west
+// term is added last: in a Gauss-Seidel sweep it is the value just written,
+// and the other three are summed while it is computed (half the latency of
+// the sweep's chain from cell to cell).
+#[inline(always)]
+fn eq3(w: &[f64; 4], west: f64, east: f64, south: f64, north: f64) -> f64 {
+    (w[1] * east + w[2] * south + w[3] * north) + w[0] * west
+}
+
+/// One padded row of a lexicographic Gauss-Seidel sweep: `below` is already
+/// swept, `above` not yet.
+#[inline]
+fn gauss_seidel_row(w: &[f64; 4], cells: &[Cell], row: &mut [f64], below: &[f64], above: &[f64]) {
+    let n = row.len();
+    let (cells, below, above) = (&cells[..n], &below[..n], &above[..n]);
+    // The west neighbour is the value just written: carried in a register.
+    let mut west = row[0];
+    for i in 1..n - 1 {
+        if cells[i] == Cell::Free {
+            row[i] = eq3(w, west, row[i + 1], below[i], above[i]);
+        }
+        west = row[i];
+    }
+}
+
+/// Over-relaxes the free cells of one padded row at columns `first`,
+/// `first + 2`, …: they read only cells of the other colour.
+#[inline]
+fn sor_row(w: &[f64; 4], omega: f64, cells: &[Cell], row: &mut [f64], below: &[f64], above: &[f64], first: usize) {
+    let n = row.len();
+    let (cells, below, above) = (&cells[..n], &below[..n], &above[..n]);
+    for i in (first..n - 1).step_by(2) {
+        if cells[i] == Cell::Free {
+            let q = row[i];
+            row[i] = q + omega * (eq3(w, row[i - 1], row[i + 1], below[i], above[i]) - q);
+        }
+    }
+}
+
+/// Whether `|Eq 3 − q| ≤ tolerance · max(|Eq 3|, |q|)` at every free cell of one padded row.
+#[inline]
+fn row_within(w: &[f64; 4], tolerance: f64, cells: &[Cell], row: &[f64], below: &[f64], above: &[f64]) -> bool {
+    let n = row.len();
+    let (cells, below, above) = (&cells[..n], &below[..n], &above[..n]);
+    (1..n - 1).all(|i| {
+        cells[i] != Cell::Free || {
+            let (g, q) = (eq3(w, row[i - 1], row[i + 1], below[i], above[i]), row[i]);
+            (g - q).abs() <= tolerance * g.abs().max(q.abs())
+        }
+    })
+}
+
+/// The largest `|Eq 3 − q| / max(|Eq 3|, |q|)` over the free cells of one padded row.
+#[inline]
+fn relative_residual_row(w: &[f64; 4], cells: &[Cell], row: &[f64], below: &[f64], above: &[f64]) -> f64 {
+    let n = row.len();
+    let (cells, below, above) = (&cells[..n], &below[..n], &above[..n]);
+    let mut worst: f64 = 0.0;
+    for i in 1..n - 1 {
+        if cells[i] == Cell::Free {
+            let (g, q) = (eq3(w, row[i - 1], row[i + 1], below[i], above[i]), row[i]);
+            let r = (g - q).abs();
+            if r > 0.0 {
+                worst = worst.max(r / g.abs().max(q.abs()));
+            }
+        }
+    }
+    worst
 }
 
 #[cfg(test)]
@@ -414,6 +538,22 @@ mod tests {
         let d = g.descent(1, 1);
         // −∇p: ((p_w − p_e)/2, (p_s − p_n)/2) = ((0 − 1)/2, (1 − 0.5)/2) → towards the goal, away from the wall.
         assert_eq!(d, Vec2::new(-0.5, 0.25));
+    }
+
+    #[test]
+    fn outside_the_grid_is_wall() {
+        // A free cell between a goal and the grid's edge: Eq 3 and Eq 4 read q = 0 beyond the edge.
+        let mut g = Potential::new(2, 1, 0.5);
+        g.set(0, 0, Cell::Goal);
+        assert!(g.relax(Bias::NONE, relax(Method::GaussSeidel)).converged);
+        assert_eq!(g.q(1, 0), 0.25);
+        assert_eq!(g.descent(1, 0), Vec2::new(-0.5, 0.0));
+    }
+
+    #[test]
+    #[should_panic(expected = "outside")]
+    fn a_cell_beyond_the_edge_is_refused() {
+        Potential::new(3, 2, 0.5).cell(3, 0);
     }
 
     #[test]
