@@ -2,7 +2,7 @@
 //! with the behaviour it shows switched off in the compiled `Program` and the
 //! same expectations must fail.
 
-use crowd::ir::{PlannerKind, Program};
+use crowd::ir::{MapVia, PlannerKind, Program};
 
 mod scenario_support;
 use scenario_support::{assert_fails, broken, walk_straight};
@@ -29,7 +29,7 @@ fn a_squad_without_the_formation_force_never_forms_again_past_the_gap() {
 #[test]
 fn swapped_map_sizes_swap_who_splits() {
     let failed = broken("scenarios/bvp_formations/fig06_split_or_stay.crowd", |p| {
-        let (a, b) = (p.groups[0].group_map, p.groups[1].group_map);
+        let (a, b) = (p.groups[0].group_map.clone(), p.groups[1].group_map.clone());
         p.groups[0].group_map = b;
         p.groups[1].group_map = a;
     });
@@ -60,7 +60,15 @@ fn walkers_without_the_potential_never_leave_the_first_leg() {
 #[test]
 fn a_map_led_straight_at_the_goal_presses_into_the_wall() {
     let failed = broken("scenarios/bvp_formations/map_via_astar.crowd", |p| {
-        p.groups[0].group_map.as_mut().expect("a group map").via = PlannerKind::Straight;
+        p.groups[0].group_map.as_mut().expect("a group map").via = MapVia::Planner(PlannerKind::Straight);
     });
     assert_fails(&failed, "at least 100% of squad inside goal at 88 s");
+}
+
+#[test]
+fn a_map_led_straight_instead_of_along_its_sketch_never_passes_the_lookout() {
+    let failed = broken("scenarios/bvp_formations/map_via_sketch.crowd", |p| {
+        p.groups[0].group_map.as_mut().expect("a group map").via = MapVia::Planner(PlannerKind::Straight);
+    });
+    assert_fails(&failed, "at least 100% of patrol inside lookout");
 }

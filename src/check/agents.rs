@@ -350,18 +350,23 @@ impl Checker {
                     self.once(&mut followers, v, around.span.clone(), "followers");
                 }
                 EntityStmt::GroupMap { x, y, cell, via } => {
-                    let via = match via.as_ref().map(|v| (v.text.as_str(), v)) {
-                        None | Some(("bvp", _)) => Some(ir::PlannerKind::Bvp),
-                        Some(("straight", _)) => Some(ir::PlannerKind::Straight),
-                        Some(("astar", _)) => Some(ir::PlannerKind::AStar),
-                        Some((other, v)) => {
-                            self.error(
+                    let planner = |kind| Some(ir::MapVia::Planner(kind));
+                    let via = match via.as_ref() {
+                        None => planner(ir::PlannerKind::Bvp),
+                        Some(ast::MapVia::Sketch(ps, _)) => self.points(ps).map(ir::MapVia::Sketch),
+                        Some(ast::MapVia::Planner(v)) => match v.text.as_str() {
+                            "bvp" => planner(ir::PlannerKind::Bvp),
+                            "straight" => planner(ir::PlannerKind::Straight),
+                            "astar" => planner(ir::PlannerKind::AStar),
+                            other => {
+                                self.error(
                                 Diagnostic::error("E094", v.span.clone(), format!("`{other}` cannot lead a group map"))
                                     .label("not a global planner for a group map")
-                                    .help("lead it `via bvp` (the world's potential, the default), `via straight` or `via astar`"),
+                                    .help("lead it `via bvp` (the world's potential, the default), `via straight`, `via astar` or `via sketch (X, Y), ...`"),
                             );
-                            None
-                        }
+                                None
+                            }
+                        },
                     };
                     let c = self.si_in(cell, Dim::Length, 0.0, f64::INFINITY, true, "group map cell size");
                     let (gx, gy) = (x.value.unwrap_or(0), y.value.unwrap_or(0));
@@ -387,7 +392,7 @@ impl Checker {
                             .help(format!("at most {} cells", ir::limits::MAX_GRID_CELLS)),
                         );
                         ok = false;
-                    } else if let (Some(cell), Some(via)) = (c, via) {
+                    } else if let (Some(cell), Some(via)) = (c, via.clone()) {
                         let v = Some(ir::GroupMap { cells_x: gx as u32, cells_y: gy as u32, cell, via });
                         self.once(&mut group_map, v, x.span.start..y.span.end, "group_map");
                     } else {
@@ -473,7 +478,7 @@ impl Checker {
                 ok = false;
             }
         }
-        if let (Some(span), Some(_)) = (map_span, group_map) {
+        if let (Some(span), Some(_)) = (map_span, &group_map) {
             ok &= self.members_outrun_their_map(&e.name.text, &members, populations, span);
         }
         ok.then(|| ir::Group {

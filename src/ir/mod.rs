@@ -435,14 +435,22 @@ pub struct Followers {
     pub within: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GroupMap {
     pub cells_x: u32,
     pub cells_y: u32,
     pub cell: f64,
-    /// The global planner the map's centre follows: the world's BVP
-    /// potential, a straight line, or A* over a node grid.
-    pub via: PlannerKind,
+    /// The global planner the map's centre follows.
+    pub via: MapVia,
+}
+
+/// What leads a group map's centre (Silveira et al.: "any path planner").
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapVia {
+    /// The world's BVP potential, a straight line, or A* over a node grid.
+    Planner(PlannerKind),
+    /// A sketched path, walked corner by corner, then the goal.
+    Sketch(Vec<Vec2>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

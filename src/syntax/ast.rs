@@ -26,6 +26,13 @@ pub struct Quantity {
     pub span: Span,
 }
 
+/// What leads a group map: a planner's name, or a sketched path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapVia {
+    Planner(Name),
+    Sketch(Vec<Point>, Span),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
     pub x: Quantity,
@@ -200,7 +207,7 @@ pub enum EntityStmt {
     Members(Vec<Name>),
     Leader(Name),
     Followers { count: Int, around: Name, within: Quantity },
-    GroupMap { x: Int, y: Int, cell: Quantity, via: Option<Name> },
+    GroupMap { x: Int, y: Int, cell: Quantity, via: Option<MapVia> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

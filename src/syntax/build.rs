@@ -344,7 +344,12 @@ impl Builder {
                 x: self.int(p[0].clone()),
                 y: self.int(p[1].clone()),
                 cell: self.quantity(p[2].clone()),
-                via: p.get(3).map(|k| self.name(k.clone())),
+                via: p.get(3).map(|k| match k.as_rule() {
+                    Rule::map_sketch => {
+                        MapVia::Sketch(parts(k.clone()).into_iter().map(|q| self.point(q)).collect(), self.span(k))
+                    }
+                    _ => MapVia::Planner(self.name(k.clone())),
+                }),
             },
             r => unreachable!("entity rule {r:?}"),
         }

@@ -18,7 +18,7 @@
 use super::field::{in_goal, Aim, Lattice, WorldField};
 use crate::behave::formations;
 use crate::behave::groups::{to_world, Layout};
-use crate::ir::{Formation, GroupMap as MapSpec, PlannerKind, Vec2};
+use crate::ir::{Formation, GroupMap as MapSpec, MapVia, Vec2};
 use crate::math::unit;
 use crate::plan::astar::{find_path, NodeGrid, Search};
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
@@ -37,6 +37,8 @@ pub(super) enum Guide<'a> {
     Straight,
     /// A* over a node grid, smoothed; the map's goal is where the route leaves it.
     Route(&'a NodeGrid),
+    /// The map's own sketched path, then the goal; the same.
+    Sketch,
 }
 
 /// What a member reads from its group map in the agents' pass.
@@ -63,7 +65,7 @@ pub(super) struct Run {
 pub(super) struct GroupMap {
     pub group: usize,
     /// The global planner that leads it.
-    pub via: PlannerKind,
+    pub via: MapVia,
     lattice: Lattice,
     potential: Potential,
     /// Where the map is: its centre, and the direction the formation faces.
@@ -95,7 +97,7 @@ impl GroupMap {
         let (nx, ny) = (spec.cells_x as usize, spec.cells_y as usize);
         GroupMap {
             group,
-            via: spec.via,
+            via: spec.via.clone(),
             lattice: Lattice { min: Vec2::ZERO, cell: spec.cell, nx, ny },
             potential: Potential::new(nx, ny, initial),
             centre: Vec2::ZERO,
@@ -136,7 +138,9 @@ impl GroupMap {
             self.started = true;
         }
         if let Guide::Route(grid) = guide {
-            self.follow(grid, self.centre, point);
+            self.follow(Some(grid), self.centre, point);
+        } else if let Guide::Sketch = guide {
+            self.follow(None, self.centre, point);
         }
         let reach = scene.arrival.max(self.lattice.cell);
         self.arrived = self.arrived || self.centre.distance(point) <= reach;
@@ -235,7 +239,10 @@ impl GroupMap {
         for j in 1..ny - 1 {
             for i in 1..nx - 1 {
                 let c = self.lattice.centre(i, j);
-                if !self.walls[i + j * nx] && in_goal(scene.program, aim, c, cell) {
+                // The goal's own point, where the map stops: a goal region's
+                // other cells would hold members at its edge.
+                let point = Aim { goal: crate::sim::agents::Goal::None, point: aim.point };
+                if !self.walls[i + j * nx] && in_goal(scene.program, point, c, cell) {
                     if self.occupied[i + j * nx] == 0 {
                         self.potential.set(i, j, Cell::Goal);
                     }
@@ -249,7 +256,7 @@ impl GroupMap {
         let exit = self.exit(aim.point);
         let lead = |c: Vec2| match guide {
             Guide::World(w) => w.q(c),
-            Guide::Straight | Guide::Route(_) => -c.distance(exit),
+            Guide::Straight | Guide::Route(_) | Guide::Sketch => -c.distance(exit),
         };
         let border: Vec<(usize, usize)> = (0..nx)
             .map(|i| (i, 0))
@@ -345,19 +352,30 @@ impl GroupMap {
             Guide::World(w) => w.descent(p).and_then(unit).or_else(|| unit(point - p)),
             Guide::Straight => unit(point - p),
             Guide::Route(grid) => {
-                self.follow(grid, p, point);
+                self.follow(Some(grid), p, point);
+                self.route.get(self.next).and_then(|&q| unit(q - p)).or_else(|| unit(point - p))
+            }
+            Guide::Sketch => {
+                self.follow(None, p, point);
                 self.route.get(self.next).and_then(|&q| unit(q - p)).or_else(|| unit(point - p))
             }
         }
     }
 
-    /// Plans the route from `p` when the goal's point changes, and walks on
-    /// past every corner already on the map (the map steers round what it
-    /// holds; the route matters beyond it).
-    fn follow(&mut self, grid: &NodeGrid, p: Vec2, point: Vec2) {
+    /// Plans the route from `p` when the goal's point changes (by A* on
+    /// `grid`, else the sketch and then the goal), and walks on past every
+    /// corner already on the map (the map steers round what it holds; the
+    /// route matters beyond it).
+    fn follow(&mut self, grid: Option<&NodeGrid>, p: Vec2, point: Vec2) {
         if self.route_for != Some(point) {
-            let search = Search { smooth: true, clearance: grid.clearance() };
-            self.route = find_path(grid, p, point, search).map_or_else(Vec::new, |r| r.points);
+            self.route = match (grid, &self.via) {
+                (Some(grid), _) => {
+                    let search = Search { smooth: true, clearance: grid.clearance() };
+                    find_path(grid, p, point, search).map_or_else(Vec::new, |r| r.points)
+                }
+                (None, MapVia::Sketch(path)) => path.iter().copied().chain([point]).collect(),
+                (None, MapVia::Planner(_)) => vec![point],
+            };
             self.route_for = Some(point);
             self.next = 0;
         }

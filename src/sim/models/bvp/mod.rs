@@ -17,7 +17,7 @@ mod field;
 mod group_map;
 
 use crate::behave::groups::Layout;
-use crate::ir::{Action, PlannerKind, Program, Vec2, NONE};
+use crate::ir::{Action, MapVia, PlannerKind, Program, Vec2, NONE};
 use crate::plan::astar::NodeGrid;
 use crate::plan::bvp::Bias;
 use crate::sim::agents::Goal;
@@ -140,8 +140,8 @@ impl Bvp {
             let Some(w) = d.walker() else { continue };
             // A member of a map led by another planner needs no world potential.
             let g = scene.explicit_group[scene.agents.mind[i].member.population.index()];
-            let map = scene.program.groups.get(g as usize).and_then(|g| g.group_map);
-            if map.is_some_and(|m| m.via != PlannerKind::Bvp) {
+            let map = scene.program.groups.get(g as usize).and_then(|g| g.group_map.as_ref());
+            if map.is_some_and(|m| m.via != MapVia::Planner(PlannerKind::Bvp)) {
                 continue;
             }
             let aim = scene.agents.aim[i];
@@ -182,9 +182,10 @@ impl Bvp {
                 layout: Layout::on_map(p.spacing, program.params.semantic_groups.v_angle),
             };
             let world = self.fields.iter().find(|f| f.key == w.setting.key(aim));
-            let guide = match (map.via, world, &self.astar) {
-                (PlannerKind::AStar, _, Some(grid)) => Guide::Route(grid),
-                (PlannerKind::Bvp, Some(world), _) => Guide::World(world),
+            let guide = match (&map.via, world, &self.astar) {
+                (MapVia::Planner(PlannerKind::AStar), _, Some(grid)) => Guide::Route(grid),
+                (MapVia::Planner(PlannerKind::Bvp), Some(world), _) => Guide::World(world),
+                (MapVia::Sketch(_), ..) => Guide::Sketch,
                 _ => Guide::Straight,
             };
             map.update(scene, &slots, Aim { goal: aim, point }, guide, &run, &mut self.places)?;
@@ -207,7 +208,8 @@ impl Model for Bvp {
             .filter_map(|(g, group)| group.group_map.as_ref().map(|spec| (g, spec, group.formation.clone())))
             .map(|(g, spec, formation)| GroupMap::new(g, spec, formation, initial))
             .collect();
-        let cell = (program.groups.iter().filter_map(|g| g.group_map.filter(|m| m.via == PlannerKind::AStar)))
+        let by_astar = |m: &&crate::ir::GroupMap| m.via == MapVia::Planner(PlannerKind::AStar);
+        let cell = (program.groups.iter().filter_map(|g| g.group_map.as_ref().filter(by_astar)))
             .map(|m| m.cell)
             .reduce(f64::min);
         let astar = cell.map(|cell| NodeGrid::new(&scene.space, None, cell, scene.max_radius));
