@@ -272,9 +272,12 @@ impl Potential {
             // residual stalls. A healthy SOR is done by 2 (nx + ny) sweeps:
             // after that, halve the over-relaxation while 8 sweeps gain less
             // than 10%.
-            if relax.method == Method::RedBlackSor && sweeps % STALL_WINDOW == 0 {
+            // The residual is taken only from the window before the first
+            // that may halve: most relaxations end long before it.
+            let due = 2 * (self.nx + self.ny) as u32;
+            if relax.method == Method::RedBlackSor && sweeps % STALL_WINDOW == 0 && sweeps + STALL_WINDOW >= due {
                 let residual = self.residual(&w, relax.parallel);
-                if sweeps >= 2 * (self.nx + self.ny) as u32 && residual > 0.9 * before {
+                if sweeps >= due && residual > 0.9 * before {
                     omega = 1.0 + (omega - 1.0) / 2.0;
                 }
                 before = residual;
