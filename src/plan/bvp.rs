@@ -414,11 +414,6 @@ impl Potential {
         }
     }
 
-    /// The largest relative residual over the free cells.
-    pub fn residual_of(&self, bias: Bias) -> f64 {
-        self.residual(&bias.weights(), false)
-    }
-
     fn residual(&self, w: &[f64; 4], parallel: bool) -> f64 {
         let row = |r: usize| -> f64 {
             let (cells, q, below, above) = self.row(r);

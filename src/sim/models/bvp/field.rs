@@ -73,8 +73,13 @@ pub(super) fn world_lattice(bounds: Rect, cell: f64) -> Lattice {
 pub(super) fn in_goal(program: &Program, aim: Aim, c: Vec2, cell: f64) -> bool {
     match aim.goal {
         Goal::Region(r) => reached(&program.world.regions[r.index()].shape, c, cell / 2.0),
-        _ => (aim.point - c).abs().max_element() <= cell / 2.0,
+        _ => holds(c, aim.point, cell),
     }
+}
+
+/// Whether the cell of side `cell` centred at `c` holds `point`.
+pub(super) fn holds(c: Vec2, point: Vec2, cell: f64) -> bool {
+    (point - c).abs().max_element() <= cell / 2.0
 }
 
 impl WorldField {

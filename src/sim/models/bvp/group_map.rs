@@ -15,7 +15,7 @@
 //!   members change, then points are resampled for the new count and
 //!   assigned by least total squared distance.
 
-use super::field::{in_goal, Aim, Lattice, WorldField};
+use super::field::{holds, Aim, Lattice, WorldField};
 use crate::behave::formations;
 use crate::behave::groups::{to_world, Layout};
 use crate::ir::{Formation, GroupMap as MapSpec, MapVia, Vec2};
@@ -134,13 +134,11 @@ impl GroupMap {
         let centroid = slots.iter().map(|&i| agents.pos[i]).sum::<Vec2>() / slots.len() as f64;
         if !self.started {
             self.centre = centroid;
-            self.heading = self.global(&guide, centroid, point).unwrap_or(Vec2::X);
-            self.started = true;
         }
-        if let Guide::Route(grid) = guide {
-            self.follow(Some(grid), self.centre, point);
-        } else if let Guide::Sketch = guide {
-            self.follow(None, self.centre, point);
+        self.follow(&guide, self.centre, point);
+        if !self.started {
+            self.heading = self.global(&guide, self.centre, point).unwrap_or(Vec2::X);
+            self.started = true;
         }
         let reach = scene.arrival.max(self.lattice.cell);
         self.arrived = self.arrived || self.centre.distance(point) <= reach;
@@ -241,8 +239,7 @@ impl GroupMap {
                 let c = self.lattice.centre(i, j);
                 // The goal's own point, where the map stops: a goal region's
                 // other cells would hold members at its edge.
-                let point = Aim { goal: crate::sim::agents::Goal::None, point: aim.point };
-                if !self.walls[i + j * nx] && in_goal(scene.program, point, c, cell) {
+                if !self.walls[i + j * nx] && holds(c, aim.point, cell) {
                     if self.occupied[i + j * nx] == 0 {
                         self.potential.set(i, j, Cell::Goal);
                     }
@@ -346,35 +343,34 @@ impl GroupMap {
         self.centre
     }
 
-    /// The global planner's direction at `p` towards `point`.
-    fn global(&mut self, guide: &Guide<'_>, p: Vec2, point: Vec2) -> Option<Vec2> {
-        match guide {
-            Guide::World(w) => w.descent(p).and_then(unit).or_else(|| unit(point - p)),
-            Guide::Straight => unit(point - p),
-            Guide::Route(grid) => {
-                self.follow(Some(grid), p, point);
-                self.route.get(self.next).and_then(|&q| unit(q - p)).or_else(|| unit(point - p))
-            }
-            Guide::Sketch => {
-                self.follow(None, p, point);
-                self.route.get(self.next).and_then(|&q| unit(q - p)).or_else(|| unit(point - p))
-            }
-        }
+    /// The global planner's direction at `p` towards `point`: down the
+    /// world's potential, straight, or to the route's next corner (the route
+    /// is kept by [`GroupMap::follow`] first).
+    fn global(&self, guide: &Guide<'_>, p: Vec2, point: Vec2) -> Option<Vec2> {
+        let lead = match guide {
+            Guide::World(w) => w.descent(p).and_then(unit),
+            Guide::Straight => None,
+            Guide::Route(_) | Guide::Sketch => self.route.get(self.next).and_then(|&q| unit(q - p)),
+        };
+        lead.or_else(|| unit(point - p))
     }
 
-    /// Plans the route from `p` when the goal's point changes (by A* on
-    /// `grid`, else the sketch and then the goal), and walks on past every
-    /// corner already on the map (the map steers round what it holds; the
-    /// route matters beyond it).
-    fn follow(&mut self, grid: Option<&NodeGrid>, p: Vec2, point: Vec2) {
+    /// For a map led along a route: plans it from `p` when the goal's point
+    /// changes (by A*, or the sketch and then the goal), and walks on past
+    /// every corner already on the map (the map steers round what it holds;
+    /// the route matters beyond it).
+    fn follow(&mut self, guide: &Guide<'_>, p: Vec2, point: Vec2) {
+        if matches!(guide, Guide::World(_) | Guide::Straight) {
+            return;
+        }
         if self.route_for != Some(point) {
-            self.route = match (grid, &self.via) {
-                (Some(grid), _) => {
+            self.route = match (guide, &self.via) {
+                (Guide::Route(grid), _) => {
                     let search = Search { smooth: true, clearance: grid.clearance() };
                     find_path(grid, p, point, search).map_or_else(Vec::new, |r| r.points)
                 }
-                (None, MapVia::Sketch(path)) => path.iter().copied().chain([point]).collect(),
-                (None, MapVia::Planner(_)) => vec![point],
+                (_, MapVia::Sketch(path)) => path.iter().copied().chain([point]).collect(),
+                _ => vec![point],
             };
             self.route_for = Some(point);
             self.next = 0;

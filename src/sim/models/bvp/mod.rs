@@ -17,7 +17,7 @@ mod field;
 mod group_map;
 
 use crate::behave::groups::Layout;
-use crate::ir::{Action, MapVia, PlannerKind, Program, Vec2, NONE};
+use crate::ir::{Action, MapVia, Planner, PlannerKind, Program, Vec2, NONE};
 use crate::plan::astar::NodeGrid;
 use crate::plan::bvp::Bias;
 use crate::sim::agents::Goal;
@@ -91,17 +91,23 @@ impl Bvp {
             Action::Seek { planner, .. } if planner.kind == PlannerKind::Bvp => Some(planner),
             _ => None,
         });
+        let (p, cell) = Self::in_force(program, planner);
+        let bias = Bias::new(p.epsilon, planner.and_then(|p| p.bias).unwrap_or(Vec2::ZERO));
+        Setting { params: p, bias, cell }
+    }
+
+    /// The bvp parameters in force for `planner` (the scenario's, with the
+    /// action's own overrides), and its world potential's cell size.
+    fn in_force(program: &Program, planner: Option<&Planner>) -> (crate::ir::params::Bvp, f64) {
         let mut params = program.params.clone();
         for (name, v) in planner.map_or(&[][..], |p| &p.params[..]) {
             params.set("bvp", name, *v);
         }
-        let p = params.bvp;
         let cell = match planner.and_then(|p| p.grid) {
             Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-            None => p.cell,
+            None => params.bvp.cell,
         };
-        let bias = Bias::new(p.epsilon, planner.and_then(|p| p.bias).unwrap_or(Vec2::ZERO));
-        Setting { params: p, bias, cell }
+        (params.bvp, cell)
     }
 
     /// Why a world potential some action asks for has too many cells to
@@ -115,13 +121,12 @@ impl Bvp {
             if planner.kind != PlannerKind::Bvp {
                 return None;
             }
-            let (nx, ny, cell) = match planner.grid {
-                Some((nx, ny)) => (nx as u64, ny as u64, NodeGrid::cell_for_dims(bounds, nx, ny)),
+            let (_, cell) = Self::in_force(program, Some(planner));
+            let (nx, ny) = match planner.grid {
+                Some((nx, ny)) => (nx as u64, ny as u64),
                 None => {
-                    let cell =
-                        planner.params.iter().find(|(n, _)| n == "cell").map_or(program.params.bvp.cell, |p| p.1);
                     let l = field::world_lattice(bounds, cell);
-                    (l.nx as u64, l.ny as u64, cell)
+                    (l.nx as u64, l.ny as u64)
                 }
             };
             (nx * ny > MAX_WORLD_CELLS).then(|| {
