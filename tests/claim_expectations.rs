@@ -1,9 +1,9 @@
 //! The claims about proximity, amounts inside an area, collisions, stuck
 //! agents, trips, distance moved, goals picked, coverage and a group's
-//! formation error and spread, and the time qualifiers `during` and `for at
-//! least X% of`: each written in the scenario language, evaluated over a
-//! hand-made trace, holds where the trace keeps it and fails where it does
-//! not.
+//! formation error and spread, the time qualifiers `during` and `for at
+//! least X% of`, and the subject `followers of`: each written in the
+//! scenario language, evaluated over a hand-made trace, holds where the
+//! trace keeps it and fails where it does not.
 
 use crowd::ir::Program;
 use crowd::trace::metrics::{evaluate, Verdict};
@@ -299,6 +299,73 @@ fn spread_of_a_group() {
                  (first: no spread: no member of group free is alive at 0 s)",
             ),
             ("spread of free <= 1 m at 3 s", '-', "no frame of the run has a measurement"),
+        ],
+    );
+}
+
+const LED: &str = "
+scenario led { seed 1; duration 10 s; step 1/2 s; record every 2 steps }
+world {
+  bounds (0 m, 0 m) to (30 m, 20 m)
+  region pen circle (10 m, 10 m) radius 1 m
+  region exit_area rect (20 m, 0 m) to (30 m, 20 m)
+}
+agent warden at (10 m, 10 m) { behaviour stay }
+group crowd { followers 3 around warden within 2 m; behaviour stay }
+agent guide at (5 m, 5 m) { behaviour stay }
+agent visitor_a at (5 m, 8 m) { behaviour stay }
+agent visitor_b at (5 m, 2 m) { behaviour stay }
+group tour { leader guide; members visitor_a, visitor_b }
+behaviour stay { dwell 10 s }
+";
+
+/// Frames 0 to 10, one a second. The warden (agent 0) stands at (10, 10) in
+/// the pen; his three followers (agents 1 to 3, of `crowd`) stand 1 m apart
+/// in a column at x = 12 at 0 s and walk east at 1 m/s, so the closest is 2 m
+/// plus a metre a second from him, and all are in the exit area from 9 s.
+/// The guide (agent 4) of `tour` stands at (5, 5), its two visitors (agents
+/// 5 and 6) 3 m north and south of him.
+fn led_trace() -> String {
+    let mut s = String::from("id,frame,t,x,y,vx,vy,ori_x,ori_y,population,group,state\n");
+    for k in 0..=10 {
+        s.push_str(&format!("0,{k},{k},10,10,0,0,1,0,warden,,stay\n"));
+        for (id, y) in [(1, 9), (2, 10), (3, 11)] {
+            s.push_str(&format!("{id},{k},{k},{},{y},1,0,1,0,crowd,,stay\n", 12 + k));
+        }
+        for (id, pop, y) in [(4, "guide", 5), (5, "visitor_a", 8), (6, "visitor_b", 2)] {
+            s.push_str(&format!("{id},{k},{k},5,{y},0,0,1,0,{pop},,stay\n"));
+        }
+    }
+    s
+}
+
+/// A group stands for its leader too, so a claim about how far it keeps
+/// from him cannot hold; `followers of` leaves him out.
+#[test]
+fn the_followers_of_a_group_leave_its_leader_out() {
+    check_over(
+        LED,
+        &led_trace(),
+        &[
+            ("crowd farther than 6 m from warden at 5 s", '-', "closest 0 m at 5 s"),
+            ("followers of crowd farther than 6 m from warden at 5 s", '+', "closest 7 m at 5 s"),
+            ("followers of crowd farther than 6 m from warden at 3 s", '-', "closest 5 m at 3 s"),
+            ("warden farther than 6 m from followers of crowd during 5 s to 10 s", '+', "held in all 6 frame(s)"),
+            ("warden farther than 6 m from crowd during 5 s to 10 s", '-', "first fails at 5 s: closest 0 m"),
+            ("count of followers of crowd is 3 at 0 s", '+', "3 alive at 0 s"),
+            ("count of crowd is 4 at 0 s", '+', "4 alive at 0 s"),
+            ("at least 100% of followers of crowd inside exit_area at 9 s", '+', "3 of 3 inside at 9 s"),
+            ("at least 100% of crowd inside exit_area at 9 s", '-', "3 of 4 inside at 9 s"),
+            ("at most 0 of followers of crowd inside pen during 0 s to 10 s", '+', "0 of 3 inside"),
+            ("at most 0 of crowd inside pen at 0 s", '-', "1 of 4 inside at 0 s"),
+            ("followers of crowd within 1 m of followers of crowd at 2 s", '+', "1 m from the nearest at 2 s"),
+            ("crowd within 1 m of crowd at 2 s", '-', "farthest: agent 0, 4 m from the nearest at 2 s"),
+            ("min distance among followers of crowd >= 1 m", '+', "closest: 1 m"),
+            // Declared members and a `leader` statement: the same.
+            ("followers of tour farther than 2 m from guide at 0 s", '+', "closest 3 m at 0 s"),
+            ("tour farther than 2 m from guide at 0 s", '-', "closest 0 m at 0 s"),
+            ("followers of tour within 3 m of guide at 0 s", '+', "farthest: agent 5, 3 m"),
+            ("count of followers of tour is 2 at 0 s", '+', "2 alive at 0 s"),
         ],
     );
 }

@@ -1,6 +1,7 @@
 //! Population schedules, procedural groups, and behaviours: peak creation,
 //! leaving after a time or through an exit, state machines with goal picks
-//! and dwell times, rules with perception.
+//! and dwell times, rules with perception, and a group's followers seen and
+//! sought apart from its leader.
 
 mod sim_support;
 
@@ -277,4 +278,83 @@ fn rules_switch_on_what_agents_see() {
     // They start 20 m apart and close at 2.4 m/s: about 16 m to go before 4 m.
     let t = first_retreat as f64 / 24.0;
     assert!((6.0..7.2).contains(&t), "turned at {t} s");
+}
+
+/// A behaviour of a rule `alarm` that fires when the agent sees `who`
+/// within 6 m, and a rule `calm` otherwise; both stand.
+fn wary_of(name: &str, who: Subject) -> Behaviour {
+    let stand = || vec![Action::Dwell(Some(Dist::Constant(100.0)))];
+    Behaviour {
+        name: name.into(),
+        body: BehaviourBody::Rules(vec![
+            Rule {
+                name: "alarm".into(),
+                priority: 1,
+                when: Some(Condition::Sees { who, radius: 6.0, cone: None }),
+                actions: stand(),
+            },
+            Rule { name: "calm".into(), priority: 0, when: None, actions: stand() },
+        ]),
+    }
+}
+
+#[test]
+fn the_followers_of_a_group_are_seen_and_sought_without_its_leader() {
+    let mut p = program(rect(0.0, 0.0, 40.0, 20.0), 8.0);
+    p.output.columns = vec![Column::Goal];
+    let tour = GroupId(0);
+    p.behaviours = vec![
+        rule("stand", vec![Action::Dwell(Some(Dist::Constant(100.0)))]),
+        wary_of("wary_of_followers", Subject::Followers(tour)),
+        wary_of("wary_of_tour", Subject::Group(tour)),
+        rule("chase", vec![Action::Seek { target: Target::Subject(Subject::Followers(tour)), planner: straight() }]),
+    ];
+    let agent = |name: &str, x: f64, y: f64, behaviour: u32| {
+        let mut a = population(name, 1, Place::Point(v(x, y)), None);
+        a.behaviour = BehaviourId(behaviour);
+        a
+    };
+    p.populations = vec![
+        agent("guide", 20.0, 10.0, 0),
+        agent("visitor_a", 5.0, 16.0, 0),
+        agent("visitor_b", 5.0, 4.0, 0),
+        // 4 m from the guide, 19 m and more from the visitors.
+        agent("by_the_guide", 24.0, 10.0, 1),
+        // 3 m from visitor A.
+        agent("by_a_visitor", 8.0, 16.0, 1),
+        // 4.5 m from the guide, watching the whole tour.
+        agent("watching_the_tour", 24.0, 12.0, 2),
+        agent("chaser", 20.0, 16.0, 3),
+    ];
+    p.groups = vec![Group {
+        name: "tour".into(),
+        members: vec![PopulationId(1), PopulationId(2)],
+        leader: Some(PopulationId(0)),
+        followers: None,
+        formation: None,
+        group_map: None,
+    }];
+    let (bytes, _) = run(&p);
+    let table = Table::parse(&bytes).unwrap();
+    let c = |n: &str| table.column(n).unwrap();
+    let last = table.rows.iter().map(|r| r[c("frame")].parse::<u32>().unwrap()).max().unwrap().to_string();
+    let row = |pop: &str| table.rows.iter().find(|r| r[c("frame")] == last && r[c("population")] == pop).unwrap();
+    assert_eq!(row("by_the_guide")[c("state")], "calm");
+    assert_eq!(row("by_a_visitor")[c("state")], "alarm");
+    assert_eq!(row("watching_the_tour")[c("state")], "alarm");
+    // The chaser walks to the first follower, visitor A (15 m west of it),
+    // not to the guide (6 m south).
+    let chaser = row("chaser");
+    assert_eq!(chaser[c("goal")], "followers of tour");
+    let at = v(chaser[c("x")].parse().unwrap(), chaser[c("y")].parse().unwrap());
+    assert!(at.distance(v(5.0, 16.0)) < 9.0 && at.distance(v(20.0, 10.0)) > 8.0, "the chaser is at {at:?}");
+    // The measurements read the label back as the same two visitors.
+    let rec = recorded(&p, &bytes);
+    let targets = crowd::trace::measure::goals::targets(&rec.trace, Some(&p)).unwrap();
+    let label = rec.trace.goals.iter().position(|g| g == "followers of tour").unwrap();
+    let visitors: Vec<u32> = ["visitor_a", "visitor_b"]
+        .iter()
+        .map(|n| rec.trace.populations.iter().position(|p| p == n).unwrap() as u32)
+        .collect();
+    assert_eq!(targets.targets[label], crowd::trace::measure::goals::Target::Agent(visitors));
 }

@@ -183,7 +183,8 @@ impl Checker {
         }
     }
 
-    /// `everyone`, a population or agent, or a group.
+    /// `everyone`, a population or agent, a group, or the followers of a
+    /// group with a leader.
     pub(super) fn subject(&mut self, s: &ast::Subject) -> Option<ir::Subject> {
         match s {
             ast::Subject::Everyone(_) => Some(ir::Subject::Everyone),
@@ -194,6 +195,20 @@ impl Checker {
                 } else {
                     ir::Subject::Population(ir::PopulationId(d.index))
                 })
+            }
+            ast::Subject::Followers { group, span } => {
+                let d = self.resolve(group, &[Kind::Group])?;
+                if self.group_led.get(d.index as usize) == Some(&false) {
+                    let name = &group.text;
+                    self.error(
+                        Diagnostic::error("E095", span.clone(), format!("group `{name}` has no leader to leave out"))
+                            .label("the followers of a group without a leader")
+                            .related(d.span, format!("`{name}` is declared here without `leader` or `followers N around`"))
+                            .help(format!("group `{name}` has no leader: name the group itself (`{name}`), or give it one with `leader NAME`")),
+                    );
+                    return None;
+                }
+                Some(ir::Subject::Followers(ir::GroupId(d.index)))
             }
         }
     }
@@ -210,6 +225,7 @@ impl Checker {
                         .map(ir::Target::Point),
                     ast::Target::Region(r) => self.walkable_region(r).map(ir::Target::Region),
                     ast::Target::Resource(r) => self.resource(r).map(ir::Target::Resource),
+                    ast::Target::Subject(s) => self.subject(s).map(ir::Target::Subject),
                     ast::Target::Named(n) => {
                         match self
                             .resolve(n, &[Kind::Region, Kind::Population, Kind::Agent, Kind::Group])

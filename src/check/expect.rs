@@ -215,6 +215,15 @@ impl Checker {
                 );
                 None
             }
+            ast::Subject::Followers { group, span } => {
+                let name = &group.text;
+                self.error(
+                    Diagnostic::error("E012", span.clone(), format!("{what} belongs to a group, not to its followers"))
+                        .label("not a group")
+                        .help(format!("name the group: `{}`", example.replace("GROUP", name))),
+                );
+                None
+            }
         }
     }
 

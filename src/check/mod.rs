@@ -130,6 +130,8 @@ pub(crate) struct Checker {
     pub used_behaviours: Vec<bool>,
     /// The population a group's own agents form, by group index.
     pub group_population: Vec<Option<u32>>,
+    /// Whether a group names a leader (`leader` or `followers N around`), by group index.
+    pub group_led: Vec<bool>,
     pub world: Option<ir::World>,
     pub duration: Option<f64>,
     pub dt: Option<f64>,
@@ -397,6 +399,11 @@ impl Checker {
                         )
                     });
                     self.group_population.push(own_agents.then_some(populations));
+                    let led = e
+                        .stmts
+                        .iter()
+                        .any(|s| matches!(s, ast::EntityStmt::Leader(_) | ast::EntityStmt::Followers { .. }));
+                    self.group_led.push(led);
                     if own_agents {
                         populations += 1;
                     }

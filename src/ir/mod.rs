@@ -429,6 +429,22 @@ pub struct Group {
     pub group_map: Option<GroupMap>,
 }
 
+impl Group {
+    /// Whether the agents of population `p` belong to the group: members,
+    /// leader or followers.
+    pub fn includes(&self, p: PopulationId) -> bool {
+        self.members.contains(&p)
+            || self.leader == Some(p)
+            || self.followers.as_ref().is_some_and(|f| f.population == p)
+    }
+
+    /// Whether the agents of population `p` are the group's followers: of
+    /// the group, and not its leader.
+    pub fn follows(&self, p: PopulationId) -> bool {
+        self.leader.is_some_and(|l| l != p) && self.includes(p)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Followers {
     pub population: PopulationId,
@@ -543,7 +559,32 @@ pub enum Condition {
 pub enum Subject {
     Everyone,
     Population(PopulationId),
+    /// Every agent of the group: its members, its leader and its followers.
     Group(GroupId),
+    /// Every agent of the group but its leader (the group has one).
+    Followers(GroupId),
+}
+
+impl Subject {
+    /// Whether the agents of population `p` are of the subject.
+    pub fn includes(self, program: &Program, p: PopulationId) -> bool {
+        match self {
+            Subject::Everyone => true,
+            Subject::Population(q) => q == p,
+            Subject::Group(g) => program.groups[g.index()].includes(p),
+            Subject::Followers(g) => program.groups[g.index()].follows(p),
+        }
+    }
+
+    /// The subject as a scenario writes it.
+    pub fn name(self, program: &Program) -> String {
+        match self {
+            Subject::Everyone => "everyone".into(),
+            Subject::Population(p) => program.populations[p.index()].name.clone(),
+            Subject::Group(g) => program.groups[g.index()].name.clone(),
+            Subject::Followers(g) => format!("followers of {}", program.groups[g.index()].name),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -20,6 +20,8 @@ pub(crate) struct Aims {
     points: Vec<Vec2>,
     /// By group: which populations belong to it.
     members: Vec<Vec<bool>>,
+    /// By group: its leader's population, or `NONE`.
+    leaders: Vec<u32>,
 }
 
 impl Aims {
@@ -32,6 +34,7 @@ impl Aims {
             regions: program.world.regions.iter().map(|r| interior_point(&r.shape)).collect(),
             points: goal_points(program),
             members,
+            leaders: program.groups.iter().map(|g| g.leader.map_or(NONE, |l| l.0)).collect(),
         }
     }
 
@@ -46,7 +49,13 @@ impl Aims {
             Subject::Everyone => true,
             Subject::Population(p) => p.0 == population,
             Subject::Group(g) => self.members[g.index()][population as usize],
+            Subject::Followers(g) => self.follows(g.index(), population),
         }
+    }
+
+    /// Whether population `population` is of group `g` and not its leader.
+    fn follows(&self, g: usize, population: u32) -> bool {
+        self.leaders[g] != NONE && self.leaders[g] != population && self.members[g][population as usize]
     }
 
     /// Finds each anchor subject's first agent (perceive phase).
@@ -63,6 +72,7 @@ impl Aims {
                         None => pops.iter().position(|&p| members[p as usize]),
                     }
                 }
+                Subject::Followers(g) => pops.iter().position(|&p| self.follows(g.index(), p)),
                 Subject::Population(p) => pops.iter().position(|&q| q == p.0),
                 Subject::Everyone => (!pops.is_empty()).then_some(0),
             }
@@ -127,7 +137,7 @@ impl Aims {
 pub(crate) fn labels(program: &Program) -> Vec<String> {
     let mut goals: Vec<String> = program.world.regions.iter().map(|r| r.name.clone()).collect();
     goals.extend(program.objects.iter().map(|o| o.name.clone()));
-    goals.extend(anchor_subjects(program).iter().map(|s| subject_label(program, *s)));
+    goals.extend(anchor_subjects(program).iter().map(|s| s.name(program)));
     goals.extend(goal_points(program).iter().map(|p| format!("({} {})", format_f64(p.x), format_f64(p.y))));
     goals
 }
@@ -179,12 +189,4 @@ fn goal_points(program: &Program) -> Vec<Vec2> {
         }
     }
     out
-}
-
-fn subject_label(program: &Program, s: Subject) -> String {
-    match s {
-        Subject::Everyone => "everyone".into(),
-        Subject::Population(p) => program.populations[p.index()].name.clone(),
-        Subject::Group(g) => program.groups[g.index()].name.clone(),
-    }
 }

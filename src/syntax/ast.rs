@@ -297,11 +297,17 @@ pub enum Condition {
     TimeAfter(Quantity),
 }
 
-/// `everyone`, or the name of a population, agent or group.
+/// `everyone`, the name of a population, agent or group, or `followers of
+/// GROUP`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Subject {
     Everyone(Span),
     Named(Name),
+    /// `followers of GROUP`: `span` is the whole phrase.
+    Followers {
+        group: Name,
+        span: Span,
+    },
 }
 
 impl Subject {
@@ -309,6 +315,7 @@ impl Subject {
         match self {
             Subject::Everyone(span) => span.clone(),
             Subject::Named(name) => name.span.clone(),
+            Subject::Followers { span, .. } => span.clone(),
         }
     }
 }
@@ -320,6 +327,8 @@ pub enum Target {
     Region(Name),
     Resource(Name),
     Named(Name),
+    /// `followers of GROUP` (a bare name is [`Target::Named`]).
+    Subject(Subject),
 }
 
 #[derive(Clone, Debug, PartialEq)]

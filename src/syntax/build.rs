@@ -496,8 +496,16 @@ impl Builder {
         let inner = pair.into_inner().next().expect("subject");
         match inner.as_rule() {
             Rule::k_everyone => Subject::Everyone(self.span(&inner)),
+            Rule::followers_of => self.followers_of(inner),
             _ => Subject::Named(self.name(inner)),
         }
+    }
+
+    /// `followers of GROUP`.
+    fn followers_of(&self, pair: P<'_>) -> Subject {
+        let span = self.span(&pair);
+        let group = parts(pair).into_iter().next().expect("the group of `followers of`");
+        Subject::Followers { group: self.name(group), span }
     }
 
     fn using(&mut self, pair: P<'_>) -> Using {
@@ -544,6 +552,7 @@ impl Builder {
                     Some(Rule::point) => Target::Point(self.point(tp[0].clone())),
                     Some(Rule::k_region) => Target::Region(self.name(tp[1].clone())),
                     Some(Rule::k_resource) => Target::Resource(self.name(tp[1].clone())),
+                    Some(Rule::followers_of) => Target::Subject(self.followers_of(tp[0].clone())),
                     _ => Target::Named(self.name(tp[0].clone())),
                 };
                 ActionKind::Seek { target, using: using(self, &p) }

@@ -31,16 +31,7 @@ pub const LANE_REACH: f64 = 3.0;
 
 /// Whether an agent of population `population` is one of `subject`.
 pub fn subject_matches(program: &Program, subject: Subject, population: u32) -> bool {
-    match subject {
-        Subject::Everyone => true,
-        Subject::Population(p) => p.0 == population,
-        Subject::Group(g) => {
-            let g = &program.groups[g.index()];
-            g.members.iter().any(|p| p.0 == population)
-                || g.leader.is_some_and(|p| p.0 == population)
-                || g.followers.as_ref().is_some_and(|f| f.population.0 == population)
-        }
-    }
+    subject.includes(program, crate::ir::PopulationId(population))
 }
 
 /// The smallest rectangle holding every point (inverted for no points).

@@ -5,7 +5,7 @@
 
 use super::semantic_groups::SemanticGroups;
 use super::Models;
-use crate::ir::{Action, Formation, PlannerKind, PopulationId, Program, Subject, Target};
+use crate::ir::{Action, Formation, PlannerKind, PopulationId, Program, Target};
 
 /// One line per unimplemented model use, in declaration order; empty when the
 /// scenario can run.
@@ -30,11 +30,7 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
                 }
                 if let Action::Seek { target: Target::Subject(s), planner } = action {
                     if planner.kind == PlannerKind::Bvp {
-                        let whom = match s {
-                            Subject::Everyone => "everyone".to_string(),
-                            Subject::Population(p) => program.populations[p.index()].name.clone(),
-                            Subject::Group(g) => program.groups[g.index()].name.clone(),
-                        };
+                        let whom = s.name(program);
                         need("bvp", format!("seeking {whom}, who moves, in {mode} of behaviour {}", b.name));
                     }
                 }

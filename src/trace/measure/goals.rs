@@ -90,7 +90,8 @@ impl Target {
 }
 
 /// The trace's population indices whose first agent is `subject`'s anchor
-/// (a group's leader population when it has one, else its members').
+/// (a group's leader population when it has one, else its members'; the
+/// followers of a group: its members but the leader).
 fn anchor_populations(trace: &Trace, program: &Program, subject: Subject) -> Vec<u32> {
     let index = |name: &str| trace.populations.iter().position(|p| p == name).map(|k| k as u32);
     let named = |ids: &mut dyn Iterator<Item = usize>| -> Vec<u32> {
@@ -105,6 +106,10 @@ fn anchor_populations(trace: &Trace, program: &Program, subject: Subject) -> Vec
                 Some(l) => named(&mut std::iter::once(l.index())),
                 None => named(&mut g.members.iter().map(|m| m.index())),
             }
+        }
+        Subject::Followers(g) => {
+            let g = &program.groups[g.index()];
+            named(&mut (0..program.populations.len()).filter(|&p| g.follows(crate::ir::PopulationId(p as u32))))
         }
     }
 }
@@ -152,11 +157,13 @@ fn named(trace: &Trace, program: Option<&Program>, name: &str) -> Target {
         return Target::Area(s.shape.clone());
     }
     // The executor labels a walk to another agent with its subject's name.
+    let group = |name: &str| program.groups.iter().position(|g| g.name == name).map(|g| crate::ir::GroupId(g as u32));
     let subject = match program.populations.iter().position(|p| p.name == name) {
         Some(p) => Some(Subject::Population(crate::ir::PopulationId(p as u32))),
-        None => {
-            program.groups.iter().position(|g| g.name == name).map(|g| Subject::Group(crate::ir::GroupId(g as u32)))
-        }
+        None => match name.strip_prefix("followers of ") {
+            Some(g) => group(g).map(Subject::Followers),
+            None => group(name).map(Subject::Group),
+        },
     };
     match subject {
         Some(s) => Target::Agent(anchor_populations(trace, program, s)),
