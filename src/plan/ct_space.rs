@@ -30,7 +30,12 @@
 //! - the open set is ordered by `(nf1[c], t, c)`, a total order, and nothing
 //!   on the way to a result iterates a hash map: a plan depends only on its
 //!   inputs. [`Check::Pairwise`] and [`Check::Extended`] decide legality with
-//!   the same distance test on the same floats, so they return the same path.
+//!   the same distance test, on cell offsets, so they return the same path;
+//! - a crowd's depth is the stretch of its leader's trace, in moves (ticks at
+//!   the speed bound), that its estimated region covers (§5.2): at least back
+//!   to the last half disc the sweep needed, and in open space, where the
+//!   first half disc holds everyone, the trace along that disc's axis. A
+//!   wait does not lengthen it: the crowd behind a waiting leader stays put.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -113,6 +118,13 @@ impl Bitmap {
 
     pub fn coords(&self, c: u32) -> (u32, u32) {
         (c % self.nx, c / self.nx)
+    }
+
+    /// [`Bitmap::coords`] signed, for offsets.
+    #[inline]
+    fn xy(&self, c: u32) -> (i64, i64) {
+        let (x, y) = self.coords(c);
+        (i64::from(x), i64::from(y))
     }
 
     /// The cell holding `p`; `None` outside the bitmap (or NaN). The far edges belong to the last cells.
@@ -335,10 +347,9 @@ impl Mover {
     /// `clearance` from its own (§5.4: its enlarged circle copied forward by
     /// its depth), by the definition, one tick of its path after the other.
     pub fn blocks(&self, map: &Bitmap, c: u32, t: u32, clearance: f64) -> bool {
-        let own = map.centre(c);
-        let reach = clearance * clearance;
+        let (own, clearance) = (map.xy(c), Clearance::new(map, clearance));
         (t.saturating_sub(self.max_depth())..=t)
-            .any(|u| t - u <= self.depth_at(u) && near(own, map.centre(self.path.at(u)), reach))
+            .any(|u| t - u <= self.depth_at(u) && clearance.near(own, map.xy(self.path.at(u))))
     }
 }
 
@@ -349,9 +360,9 @@ pub enum Check {
     /// against every tick of every mover's depth, `(m − 1) · l_c · l_o`
     /// distance checks (§5.4).
     Pairwise,
-    /// The extended CT-space: the movers' enlarged circles stamped once as
-    /// bit layers, forward by their depth and backward by the own, so a
-    /// state is one look-up (§5.4).
+    /// The extended CT-space: the movers' enlarged circles stamped once into
+    /// bits over (cell, tick), forward by their depth and backward by the
+    /// own, so a state is one look-up (§5.4).
     Extended,
 }
 
@@ -399,25 +410,41 @@ pub fn states(map: &Bitmap, movers: &[Mover], req: &Request) -> u64 {
     (u64::from(t_static(movers, req) - req.t0) + 2) * map.len() as u64
 }
 
-/// Whether two positions are within the clearance (`reach` is its square):
-/// the one distance test of both checks and of [`legal`].
-#[inline]
-fn near(own: Vec2, other: Vec2, reach: f64) -> bool {
-    own.distance_squared(other) < reach
+/// The one distance test of both checks and of [`legal`]: whether the
+/// centres of two cells are closer than the clearance, `|Δ|² = (dx² + dy²)
+/// cell²` from their offset in cells, so it is the same test at every place
+/// of the bitmap.
+#[derive(Clone, Copy, Debug)]
+struct Clearance {
+    cell2: f64,
+    /// The clearance squared, m².
+    reach: f64,
 }
 
-/// A mover as the search reads it: its leader's cell centres along the path.
+impl Clearance {
+    fn new(map: &Bitmap, clearance: f64) -> Clearance {
+        Clearance { cell2: map.cell * map.cell, reach: clearance * clearance }
+    }
+
+    #[inline]
+    fn near(self, (ax, ay): (i64, i64), (bx, by): (i64, i64)) -> bool {
+        let (dx, dy) = (ax - bx, ay - by);
+        ((dx * dx + dy * dy) as f64) * self.cell2 < self.reach
+    }
+}
+
+/// A mover as the search reads it: its leader's cells along the path, as coordinates.
 struct Track<'a> {
     mover: &'a Mover,
-    centres: Vec<Vec2>,
+    xy: Vec<(i64, i64)>,
     max_depth: u32,
 }
 
 impl Track<'_> {
     #[inline]
-    fn centre(&self, u: u32) -> Vec2 {
-        let k = (u.saturating_sub(self.mover.path.start) as usize).min(self.centres.len() - 1);
-        self.centres[k]
+    fn xy(&self, u: u32) -> (i64, i64) {
+        let k = (u.saturating_sub(self.mover.path.start) as usize).min(self.xy.len() - 1);
+        self.xy[k]
     }
 }
 
@@ -432,7 +459,7 @@ struct Space<'a> {
     /// The first tick from which the goal cell stays clear of the movers up to
     /// `T_static`, hence forever; `None` when it never does.
     goal_from: Option<u32>,
-    reach: f64,
+    clearance: Clearance,
 }
 
 impl<'a> Space<'a> {
@@ -441,11 +468,7 @@ impl<'a> Space<'a> {
             .iter()
             .map(|m| {
                 assert!(!m.path.cells.is_empty(), "a mover's path has no cells");
-                Track {
-                    mover: m,
-                    centres: m.path.cells.iter().map(|&c| map.centre(c)).collect(),
-                    max_depth: m.max_depth(),
-                }
+                Track { mover: m, xy: m.path.cells.iter().map(|&c| map.xy(c)).collect(), max_depth: m.max_depth() }
             })
             .collect();
         let mut space = Space {
@@ -455,7 +478,7 @@ impl<'a> Space<'a> {
             t_static: t_static(movers, req),
             last_finish: movers.iter().map(|m| m.path.finish()).max().unwrap_or(0),
             goal_from: None,
-            reach: req.clearance * req.clearance,
+            clearance: Clearance::new(map, req.clearance),
         };
         space.goal_from = space.goal_clear_from();
         space
@@ -469,11 +492,11 @@ impl<'a> Space<'a> {
     /// The goal cell is blocked at tick `s` while a near circle's forward copy
     /// `[u, u + depth(u)]` holds `s`: the last such tick up to `T_static` decides.
     fn goal_clear_from(&self) -> Option<u32> {
-        let goal = self.map.centre(self.req.goal);
+        let goal = self.map.xy(self.req.goal);
         let mut last = None;
         for track in &self.tracks {
             for u in self.ticks(track) {
-                if near(goal, track.centre(u), self.reach) {
+                if self.clearance.near(goal, track.xy(u)) {
                     let until = u.saturating_add(track.mover.depth_at(u)).min(self.t_static);
                     if until >= self.req.t0 {
                         last = last.max(Some(until));
@@ -497,11 +520,11 @@ impl<'a> Space<'a> {
     /// The straightforward check (§5.4): no mover blocks `c` at any tick of
     /// `[t, t + l_c]`, one avatar pair and one tick at a time.
     fn clear_pairwise(&self, c: u32, t: u32) -> bool {
-        let own = self.map.centre(c);
+        let own = self.map.xy(c);
         (t..=t.saturating_add(self.req.depth)).all(|s| {
             !self.tracks.iter().any(|track| {
                 (s.saturating_sub(track.max_depth)..=s)
-                    .any(|u| s - u <= track.mover.depth_at(u) && near(own, track.centre(u), self.reach))
+                    .any(|u| s - u <= track.mover.depth_at(u) && self.clearance.near(own, track.xy(u)))
             })
         })
     }
@@ -511,130 +534,206 @@ impl<'a> Space<'a> {
     /// clearance the vertex check already forbids it.
     fn swaps(&self, a: u32, b: u32, t: u32) -> bool {
         a != b
-            && !near(self.map.centre(b), self.map.centre(a), self.reach)
+            && !self.clearance.near(self.map.xy(b), self.map.xy(a))
             && self.tracks.iter().any(|track| track.mover.path.at(t) == b && track.mover.path.at(t + 1) == a)
     }
 }
 
-/// The extended CT-space (§5.4): one bit per (tick, cell) over
-/// `t0..=T_static`, set where a state is blocked by some mover's crowd
-/// within the own depth.
-struct Layers {
-    words: usize,
+/// One bit per state `(c, t)`, `t` in `t0..=T_static` (later ticks share the
+/// last): each cell's ticks side by side, `stride` bits a cell. A search and
+/// the movers' circles cover a narrow band of cells over many ticks, so
+/// this touches a few pages where a bitmap per tick would touch a fresh one
+/// every tick or two.
+///
+/// The words live in a buffer kept from plan to plan on the thread (as large
+/// as the largest plan so far), all zero between plans: the words written
+/// are listed and cleared at the end, so a plan neither clears nor faults in
+/// more memory than it uses.
+struct States {
+    t0: u32,
+    t_static: u32,
+    stride: usize,
     bits: Vec<u64>,
+    /// The words made non-zero, to clear.
+    dirty: Vec<usize>,
 }
 
-impl Layers {
-    /// Each mover's enlarged circle at tick `u` is copied forward over
-    /// `[u, u + depth(u)]` (its crowd, §5.3) and backward by the own depth
-    /// `l_c` (ours, §5.4): a state `(c, t)` is blocked iff `t` lies in
-    /// `[u − l_c, u + depth(u)]` for a circle holding `c`, the legality
-    /// predicate of the module in one interval. Consecutive ticks at one cell
-    /// whose intervals touch are stamped as one.
-    fn stamp(space: &Space) -> Layers {
-        let map = space.map;
-        let (t0, t_static) = (space.req.t0, space.t_static);
-        let words = map.len().div_ceil(64);
-        let layers = (t_static - t0) as usize + 1;
-        let total = layers.checked_mul(words).expect("the extended CT-space does not fit in memory");
-        let mut out = Layers { words, bits: vec![0; total] };
-        let reach = space.reach;
-        // How far the circle reaches, in cells (one more for rounding: `near` decides).
-        let r = if reach > 0.0 { (reach.sqrt() / map.cell).ceil() as i64 + 1 } else { 0 };
-        let mut disc = Vec::new();
-        let mut flush = |cell: u32, lo: u32, hi: u32, disc: &mut Vec<u32>| {
-            let (lo, hi) = (lo.max(t0), hi.min(t_static));
-            if lo > hi || reach <= 0.0 {
-                return;
-            }
-            let centre = map.centre(cell);
-            let (cx, cy) = map.coords(cell);
-            disc.clear();
-            for y in (i64::from(cy) - r).max(0)..=(i64::from(cy) + r).min(i64::from(map.ny) - 1) {
-                for x in (i64::from(cx) - r).max(0)..=(i64::from(cx) + r).min(i64::from(map.nx) - 1) {
-                    let c = map.index(x as u32, y as u32);
-                    if near(map.centre(c), centre, reach) {
-                        disc.push(c);
-                    }
-                }
-            }
-            for t in lo..=hi {
-                let layer = &mut out.bits[(t - t0) as usize * words..][..words];
-                for &c in disc.iter() {
-                    layer[c as usize / 64] |= 1 << (c % 64);
-                }
-            }
-        };
-        let l_c = space.req.depth;
-        for track in &space.tracks {
-            let mut run: Option<(u32, u32, u32)> = None;
-            for u in space.ticks(track) {
-                let cell = track.mover.path.at(u);
-                let (lo, hi) = (u.saturating_sub(l_c), u.saturating_add(track.mover.depth_at(u)));
-                run = match run {
-                    Some((c, a, b)) if c == cell && lo <= b.saturating_add(1) => Some((c, a, b.max(hi))),
-                    _ => {
-                        if let Some((c, a, b)) = run {
-                            flush(c, a, b, &mut disc);
-                        }
-                        Some((cell, lo, hi))
-                    }
-                };
-            }
-            if let Some((c, a, b)) = run {
-                flush(c, a, b, &mut disc);
+impl States {
+    /// The words of `bits` must all be zero.
+    fn new((mut bits, dirty): (Vec<u64>, Vec<usize>), cells: usize, t0: u32, t_static: u32) -> States {
+        let stride = ((t_static - t0) as usize + 1).div_ceil(64) * 64;
+        let words = stride.checked_mul(cells).expect("the CT-space search does not fit in memory") / 64;
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        States { t0, t_static, stride, bits, dirty }
+    }
+
+    #[inline]
+    fn key(&self, c: u32, t: u32) -> usize {
+        c as usize * self.stride + (t.min(self.t_static) - self.t0) as usize
+    }
+
+    #[inline]
+    fn get(&self, c: u32, t: u32) -> bool {
+        let k = self.key(c, t);
+        self.bits[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn or(&mut self, w: usize, mask: u64) {
+        let word = &mut self.bits[w];
+        if *word == 0 {
+            self.dirty.push(w);
+        }
+        *word |= mask;
+    }
+
+    #[inline]
+    fn set(&mut self, c: u32, t: u32) {
+        let k = self.key(c, t);
+        self.or(k / 64, 1 << (k % 64));
+    }
+
+    /// Sets `(c, t)` for every `t` of `lo..=hi` (within `t0..=T_static`).
+    fn set_ticks(&mut self, c: u32, lo: u32, hi: u32) {
+        let (a, b) = (self.key(c, lo), self.key(c, hi) + 1);
+        let (first, last) = (a / 64, (b - 1) / 64);
+        for w in first..=last {
+            let from = if w == first { a % 64 } else { 0 };
+            let to = if w == last { (b - 1) % 64 + 1 } else { 64 };
+            let span = to - from;
+            self.or(w, if span == 64 { u64::MAX } else { ((1u64 << span) - 1) << from });
+        }
+    }
+
+    /// The buffer back, all zero again.
+    fn release(mut self) -> (Vec<u64>, Vec<usize>) {
+        for &w in &self.dirty {
+            self.bits[w] = 0;
+        }
+        self.dirty.clear();
+        (self.bits, self.dirty)
+    }
+}
+
+/// The open set's entries: `(nf1, tick, cell, node)`, smallest first.
+type Open = BinaryHeap<Reverse<(u32, u32, u32, u32)>>;
+
+/// What a plan reuses from the last on its thread (see [`States`]).
+#[derive(Default)]
+struct Scratch {
+    visited: (Vec<u64>, Vec<usize>),
+    blocked: (Vec<u64>, Vec<usize>),
+    nodes: Vec<(u32, u32)>,
+    open: Open,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The extended CT-space (§5.4): the states some mover's crowd blocks
+/// within the own depth.
+///
+/// Each mover's enlarged circle at tick `u` is copied forward over
+/// `[u, u + depth(u)]` (its crowd, §5.3) and backward by the own depth `l_c`
+/// (ours, §5.4): a state `(c, t)` is blocked iff `t` lies in
+/// `[u − l_c, u + depth(u)]` for a circle holding `c`, the legality predicate
+/// of the module in one interval, stamped as a run of bits. Consecutive
+/// ticks at one cell whose intervals touch are stamped as one.
+fn stamp(space: &Space, out: &mut States) {
+    let map = space.map;
+    let (t0, t_static) = (space.req.t0, space.t_static);
+    // The circle as cell offsets: the test depends on the offset alone.
+    let r =
+        if space.clearance.reach > 0.0 { (space.clearance.reach / space.clearance.cell2).sqrt() as i64 + 1 } else { 0 };
+    let disc: Vec<(i64, i64)> =
+        (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| (dx, dy))).filter(|&d| space.clearance.near(d, (0, 0))).collect();
+    let mut flush = |cell: u32, lo: u32, hi: u32| {
+        let (lo, hi) = (lo.max(t0), hi.min(t_static));
+        if lo > hi {
+            return;
+        }
+        let (cx, cy) = map.xy(cell);
+        for &(dx, dy) in &disc {
+            let (x, y) = (cx + dx, cy + dy);
+            if x >= 0 && y >= 0 && x < i64::from(map.nx) && y < i64::from(map.ny) {
+                out.set_ticks(map.index(x as u32, y as u32), lo, hi);
             }
         }
-        out
-    }
-
-    #[inline]
-    fn blocked(&self, layer: usize, c: u32) -> bool {
-        self.bits[layer * self.words + c as usize / 64] >> (c % 64) & 1 == 1
-    }
-}
-
-/// One bit per state.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    #[inline]
-    fn get(&self, k: usize) -> bool {
-        self.0[k / 64] >> (k % 64) & 1 == 1
-    }
-
-    #[inline]
-    fn set(&mut self, k: usize) {
-        self.0[k / 64] |= 1 << (k % 64);
+    };
+    let l_c = space.req.depth;
+    for track in &space.tracks {
+        let mut run: Option<(u32, u32, u32)> = None;
+        for u in space.ticks(track) {
+            let cell = track.mover.path.at(u);
+            let (lo, hi) = (u.saturating_sub(l_c), u.saturating_add(track.mover.depth_at(u)));
+            run = match run {
+                Some((c, a, b)) if c == cell && lo <= b.saturating_add(1) => Some((c, a, b.max(hi))),
+                _ => {
+                    if let Some((c, a, b)) = run {
+                        flush(c, a, b);
+                    }
+                    Some((cell, lo, hi))
+                }
+            };
+        }
+        if let Some((c, a, b)) = run {
+            flush(c, a, b);
+        }
     }
 }
 
 /// Plans the leader of `req` from `req.start` at `t0` to `req.goal` against
 /// the `movers` (§3.2, §5.3): Latombe's best-first planning on `nf1` (the
-/// NF1 potential of `req.goal`), in CT-space.
+/// NF1 potential of `req.goal`), in CT-space. `NoPath` once every state the
+/// search can reach is visited, at most [`states`] of them; memory grows with
+/// that number too, so a caller with an unbounded mover refuses first.
 pub fn plan(map: &Bitmap, nf1: &[u32], movers: &[Mover], req: &Request, check: Check) -> Result<Found, NoPath> {
     assert_eq!(nf1.len(), map.len(), "the NF1 potential is not of this bitmap");
     assert!((req.start as usize) < map.len() && (req.goal as usize) < map.len(), "start or goal outside the bitmap");
     let space = Space::new(map, movers, req);
-    let horizon = space.t_static.saturating_add(map.free_cells());
-    let layers = match check {
+    // Taken, not borrowed: a plan that panics leaves a fresh scratch behind, not a dirty one.
+    let mut scratch = SCRATCH.with_borrow_mut(std::mem::take);
+    let (t0, t_static) = (req.t0, space.t_static);
+    let mut blocked = match check {
         Check::Pairwise => None,
-        Check::Extended => Some(Layers::stamp(&space)),
+        Check::Extended => {
+            let mut b = States::new(std::mem::take(&mut scratch.blocked), map.len(), t0, t_static);
+            stamp(&space, &mut b);
+            Some(b)
+        }
     };
-    let t0 = req.t0;
-    let cells = map.len();
-    let depth = (space.t_static - t0) as usize + 1;
-    // The layer of a tick: ticks from T_static on share the last.
-    let layer = |t: u32| (t.min(space.t_static) - t0) as usize;
-    let clear = |c: u32, t: u32| match &layers {
+    let mut visited = States::new(std::mem::take(&mut scratch.visited), map.len(), t0, t_static);
+    scratch.nodes.clear();
+    scratch.open.clear();
+    let result = search(&space, nf1, blocked.as_ref(), &mut visited, &mut scratch.nodes, &mut scratch.open);
+    scratch.visited = visited.release();
+    if let Some(b) = blocked.take() {
+        scratch.blocked = b.release();
+    }
+    SCRATCH.with_borrow_mut(|s| *s = scratch);
+    result
+}
+
+/// The best-first search proper; `blocked` is the extended CT-space, or
+/// `None` to check pairwise.
+fn search(
+    space: &Space,
+    nf1: &[u32],
+    blocked: Option<&States>,
+    visited: &mut States,
+    nodes: &mut Vec<(u32, u32)>,
+    open: &mut Open,
+) -> Result<Found, NoPath> {
+    let (map, req) = (space.map, space.req);
+    let clear = |c: u32, t: u32| match blocked {
         None => space.clear_pairwise(c, t),
-        Some(l) => !l.blocked(layer(t), c),
+        Some(b) => !b.get(c, t),
     };
-    let states = depth.checked_mul(cells).expect("the CT-space search does not fit in memory");
-    let mut visited = Bits(vec![0u64; states.div_ceil(64)]);
-    let key = |c: u32, t: u32| layer(t) * cells + c as usize;
     // Every state put in the open set: its cell and its parent's entry.
-    let mut nodes: Vec<(u32, u32)> = vec![(req.start, u32::MAX)];
+    nodes.push((req.start, u32::MAX));
     let path_to = |nodes: &[(u32, u32)], mut k: u32| {
         let mut cells = Vec::new();
         while k != u32::MAX {
@@ -642,14 +741,13 @@ pub fn plan(map: &Bitmap, nf1: &[u32], movers: &[Mover], req: &Request, check: C
             k = nodes[k as usize].1;
         }
         cells.reverse();
-        TimedPath { start: t0, cells }
+        TimedPath { start: req.t0, cells }
     };
-    visited.set(key(req.start, t0));
-    if space.is_goal(req.start, t0) {
-        return Ok(Found { path: path_to(&nodes, 0), expansions: 0 });
+    visited.set(req.start, req.t0);
+    if space.is_goal(req.start, req.t0) {
+        return Ok(Found { path: path_to(nodes, 0), expansions: 0 });
     }
-    let mut open = BinaryHeap::new();
-    open.push(Reverse((nf1[req.start as usize], t0, req.start, 0u32)));
+    open.push(Reverse((nf1[req.start as usize], req.t0, req.start, 0)));
     let mut expansions = 0u64;
     while let Some(Reverse((_, t, c, k))) = open.pop() {
         expansions += 1;
@@ -657,31 +755,27 @@ pub fn plan(map: &Bitmap, nf1: &[u32], movers: &[Mover], req: &Request, check: C
         for n in std::iter::once(c).chain(map.neighbours(c)) {
             // Unreachable in NF1: blocked, or cut off from the goal for good.
             let h = nf1[n as usize];
-            if h == UNREACHABLE {
-                continue;
-            }
-            let state = key(n, next);
-            if visited.get(state) {
+            if h == UNREACHABLE || visited.get(n, next) {
                 continue;
             }
             // A state's legality is its own, whatever move leads to it; a swap is the move's.
             if !clear(n, next) {
-                visited.set(state);
+                visited.set(n, next);
                 continue;
             }
             if space.swaps(c, n, t) {
                 continue;
             }
-            visited.set(state);
+            visited.set(n, next);
             nodes.push((n, k));
             let entry = nodes.len() as u32 - 1;
             if space.is_goal(n, next) {
-                return Ok(Found { path: path_to(&nodes, entry), expansions });
+                return Ok(Found { path: path_to(nodes, entry), expansions });
             }
             open.push(Reverse((h, next, n, entry)));
         }
     }
-    Err(NoPath { expansions, horizon })
+    Err(NoPath { expansions, horizon: space.t_static.saturating_add(map.free_cells()) })
 }
 
 /// Every rule a plan must keep, each checked from its definition; `Err`
@@ -1384,5 +1478,33 @@ mod tests {
         // The planner avoids the swap: both checks, legal.
         let found = plan_both(&map, std::slice::from_ref(&back), &req).unwrap();
         assert_ne!(found.path, ok);
+    }
+
+    #[test]
+    fn a_plan_does_not_depend_on_the_plans_before_it_on_its_thread() {
+        let mut rng = ChaCha8Rng::seed_from_u64(23);
+        let instances: Vec<(Bitmap, Vec<Mover>, Request)> = (0..30)
+            .map(|k| {
+                let (nx, ny) = (5 + k % 11, 4 + (k * 7) % 9);
+                let map = random_map(&mut rng, nx, ny, 15);
+                let movers = random_movers(&mut rng, &map, 2, 1.5);
+                let (start, goal) = (pick_free(&mut rng, &map).unwrap_or(0), pick_free(&mut rng, &map).unwrap_or(0));
+                let req = request(start, goal, k as u32 % 3, k as u32 % 4, 1.5);
+                (map, movers, req)
+            })
+            .collect();
+        let run = |(map, movers, req): &(Bitmap, Vec<Mover>, Request), check| {
+            plan(map, &nf1(map, req.goal), movers, req, check)
+        };
+        // Each on a fresh thread, then all in a row on this one, in both orders of the checks.
+        let fresh: Vec<_> = instances
+            .iter()
+            .map(|i| std::thread::scope(|s| s.spawn(|| run(i, Check::Extended)).join().unwrap()))
+            .collect();
+        for check in [Check::Extended, Check::Pairwise, Check::Extended] {
+            for (i, want) in instances.iter().zip(&fresh) {
+                assert_eq!(&run(i, check), want);
+            }
+        }
     }
 }
