@@ -166,11 +166,12 @@ fn main() {
          own depth l_c = {own} ticks; best of {runs}"
     );
     println!(
-        "{:>15} {:>12} {:>12} {:>7} {:>11} {:>9} {:>6} {:>9} {:>8} {:>8}",
+        "{:>15} {:>12} {:>12} {:>7} {:>8} {:>11} {:>9} {:>6} {:>9} {:>8} {:>8}",
         "case",
         "pairwise ms",
         "extended ms",
         "ratio",
+        "crowd 2",
         "expansions",
         "ticks 1,2",
         "held",
@@ -235,11 +236,12 @@ fn main() {
         let ticks = format!("{},{}", extended.found[0].path.finish(), extended.found[1].path.finish());
         let held = arrival(&extended.found[1].path) - arrival(&alone.path);
         println!(
-            "{:>15} {:>12.3} {:>12.3} {:>7.2} {:>11} {:>9} {:>6} {:>9} {:>8.3} {:>8.3}",
+            "{:>15} {:>12.3} {:>12.3} {:>7.2} {:>8.2} {:>11} {:>9} {:>6} {:>9} {:>8.3} {:>8.3}",
             case.name,
             p,
             e,
             p / e,
+            ms(pairwise.time[1]) / ms(extended.time[1]),
             expansions,
             ticks,
             held,
@@ -259,7 +261,7 @@ fn main() {
         totals[0] / totals[1]
     );
     println!(
-        "(ticks: each crowd's finish; held: ticks crowd 1 delays crowd 2's first arrival; l_o: crowd 1's largest \
+        "(crowd 2: the ratio for crowd 2's plan alone; ticks: each crowd's finish; held: ticks crowd 1 delays crowd 2's first arrival; l_o: crowd 1's largest \
          depth; nf1: one potential; dm+l: crowd 1's depths)"
     );
     println!("(the bench took {:.1} s)", began.elapsed().as_secs_f64());
