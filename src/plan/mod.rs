@@ -5,4 +5,5 @@
 
 pub mod astar;
 pub mod bvp;
+pub mod ct_space;
 pub mod tree;
