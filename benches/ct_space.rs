@@ -7,7 +7,9 @@
 //! - crowd 1 is planned first, crowd 2's leader standing at its start;
 //! - crowd 2 is planned against crowd 1's path, with crowd 1's depths along
 //!   it (`depths`), its own depth the open-space one (`open_depth`);
-//! - leader clearance 2 · 0.3 m, followers 1 m apart.
+//! - as the model plans crowd-aware leaders: leader clearance
+//!   `√((2 · 0.3)² + cell²)` plus the own crowd's half-disc radius `D`, the
+//!   other crowd `D` wider (six followers 1 m apart: `D` = 1.95 m).
 //!
 //! A case's time is the two `plan` calls (NF1 and the depths are the same for
 //! both checks, timed apart). The bench stops, naming the case, when a path is
@@ -18,13 +20,14 @@
 //! `cargo bench --bench ct_space` (optionally `CROWD_BENCH_RUNS=N`, default 5:
 //! the best time of N counts; `CROWD_BENCH_WORLD=M`, default 51.2: the side of
 //! the world in metres, the cases scaled to it; `CROWD_BENCH_SPACING=M`,
-//! default 1: the followers' spacing).
+//! default 1: the followers' spacing; `CROWD_BENCH_FOLLOWERS=N`, default 6).
 
 use std::time::{Duration, Instant};
 
 use crowd::ir::{Rect, Shape, Vec2, World};
 use crowd::plan::ct_space::{
-    depths, distance_map, legal, nf1, open_depth, plan, Bitmap, Check, Found, Mover, Request, TimedPath,
+    depths, distance_map, half_disc_radius, legal, nf1, open_depth, plan, Bitmap, Check, Found, Mover, Request,
+    TimedPath,
 };
 use crowd::world::walkable::Walkable;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -39,6 +42,7 @@ const SIDE: u32 = 128;
 /// The side the cases are drawn for, m; `CROWD_BENCH_WORLD` scales them.
 const DRAWN: f64 = 51.2;
 const RADIUS: f64 = 0.3;
+/// The paper's Table 1: crowds of six (`CROWD_BENCH_FOLLOWERS` changes it).
 const FOLLOWERS: u32 = 6;
 const RATIO_BAR: f64 = 5.0;
 const EXTENDED_BAR_MS: f64 = 50.0;
@@ -98,7 +102,8 @@ fn cases(world: f64) -> Vec<Case> {
             name: "U",
             obstacles: vec![rect(20.0, 16.0, 32.0, 17.2), rect(20.0, 34.0, 32.0, 35.2), rect(30.8, 16.0, 32.0, 35.2)],
             one: (v(6.0, mid), v(40.0, mid)),
-            two: (v(44.0, mid - 2.0), v(4.0, mid - 2.0)),
+            // Standing, crowd 2 with its crowd must leave room at crowd 1's goal.
+            two: (v(49.0, mid - 2.0), v(4.0, mid - 2.0)),
         },
         // A long wall with its only gap at the far end: both crowds detour through it, one each way.
         Case {
@@ -158,11 +163,16 @@ fn main() {
     let runs: usize = setting("RUNS", 5);
     let world: f64 = setting("WORLD", DRAWN);
     let spacing: f64 = setting("SPACING", 1.0);
+    let followers: u32 = setting("FOLLOWERS", FOLLOWERS);
     let cell = world / f64::from(SIDE);
-    let clearance = 2.0 * RADIUS;
-    let own = open_depth(FOLLOWERS, spacing, cell);
+    // As the model plans a crowd-aware leader: two radii widened for walking
+    // between cell centres, plus the own crowd's half disc; the other crowd's
+    // half disc is its mover's width.
+    let width = half_disc_radius(followers, spacing);
+    let clearance = ((2.0 * RADIUS).powi(2) + cell * cell).sqrt() + width;
+    let own = open_depth(followers, spacing, cell);
     println!(
-        "{SIDE}² bitmap, {cell} m cells; two crowds of {FOLLOWERS}, spacing {spacing} m, clearance {clearance} m, \
+        "{SIDE}² bitmap, {cell} m cells; two crowds of {followers}, spacing {spacing} m, clearance {clearance} m, \
          own depth l_c = {own} ticks; best of {runs}"
     );
     println!(
@@ -197,15 +207,15 @@ fn main() {
         let potentials = [nf1(&map, g1), nf1(&map, g2)];
         let nf1_ms = ms(t.elapsed()) / 2.0;
         // Crowd 1 against crowd 2's leader standing at its start.
-        let standing = vec![Mover { path: TimedPath::stationary(s2, 0), depth: vec![] }];
+        let standing = vec![Mover { path: TimedPath::stationary(s2, 0), depth: vec![], width }];
         let probe = plan(&map, &potentials[0], &standing, &reqs[0], Check::Extended)
             .unwrap_or_else(|e| panic!("{}: crowd 1 found no path: {e:?}", case.name));
         let t = Instant::now();
         let dm = distance_map(&map);
-        let crowd_one = depths(&map, &dm, &probe.path, FOLLOWERS, spacing);
+        let crowd_one = depths(&map, &dm, &probe.path, followers, spacing);
         let depth_ms = ms(t.elapsed());
         let l_o = crowd_one.iter().copied().max().unwrap_or(0);
-        let movers = [standing, vec![Mover { path: probe.path.clone(), depth: crowd_one }]];
+        let movers = [standing, vec![Mover { path: probe.path.clone(), depth: crowd_one, width }]];
         // How much crowd 1 holds crowd 2 up: its first arrival, alone and against crowd 1.
         let alone = plan(&map, &potentials[1], &[], &reqs[1], Check::Extended).expect("crowd 2 alone");
         let arrival = |p: &TimedPath| p.cells.iter().position(|&c| c == g2).expect("ends at the goal");

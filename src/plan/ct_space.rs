@@ -16,8 +16,9 @@
 //!   the grid; a diagonal would cover √2 cells in one tick;
 //! - mover `j` blocks cell `c` at tick `t` iff some tick `u ≤ t` has
 //!   `t ≤ u + depth_j(u)` and the centres of `c` and of its leader's cell at
-//!   `u` are closer than the clearance (the enlarged circle of §5.4 copied
-//!   forward by the crowd's depth). Before its path starts a mover stood at
+//!   `u` are closer than the clearance plus the mover's width (the enlarged
+//!   circle of §5.4, as wide as its crowd, copied forward by the crowd's
+//!   depth). Before its path starts a mover stood at
 //!   its first cell with depth 0; after its end it stays at its last cell (τ*);
 //! - a state `(c, t)` after `t0` is legal iff `c` is free and no mover blocks
 //!   `c` at any tick of `[t, t + l_c]`, `l_c` the planned crowd's own depth
@@ -27,10 +28,14 @@
 //!   plus `l_c`) no blocking changes, so states at or after it collapse onto
 //!   one per cell: a search visits at most `cells · (T_static − t0 + 1)` states
 //!   and ends, with a path or without one, on every input;
-//! - the open set is ordered by `(nf1[c], t, c)`, a total order, and nothing
+//! - the open set is ordered by `(nf1[c], |c − goal|², t, c)`, a total
+//!   order, and nothing
 //!   on the way to a result iterates a hash map: a plan depends only on its
 //!   inputs. [`Check::Pairwise`] and [`Check::Extended`] decide legality with
 //!   the same distance test, on cell offsets, so they return the same path;
+//! - a found path's detours that end next to where they began (a step into a
+//!   passage and back out) become waits where the waits are legal: the same
+//!   arrival, legal still, and what a person would do;
 //! - a crowd's depth is the stretch of its leader's trace, in moves (ticks at
 //!   the speed bound), that its estimated region covers (§5.2): at least back
 //!   to the last half disc the sweep needed, and in open space, where the
@@ -316,10 +321,13 @@ impl TimedPath {
 /// Another crowd already planned: its leader's timed path, and its crowd's
 /// longitudinal depth in ticks at each tick of the path (index `k` ↔ tick
 /// `start + k`; past the end, the last value; empty = 0 everywhere).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Mover {
     pub path: TimedPath,
     pub depth: Vec<u32>,
+    /// How much wider than its leader's enlarged circle the crowd is, m
+    /// (the half-disc radius `D` of its crowd region, §5.2; 0 for a leader alone).
+    pub width: f64,
 }
 
 impl Mover {
@@ -347,7 +355,7 @@ impl Mover {
     /// `clearance` from its own (§5.4: its enlarged circle copied forward by
     /// its depth), by the definition, one tick of its path after the other.
     pub fn blocks(&self, map: &Bitmap, c: u32, t: u32, clearance: f64) -> bool {
-        let (own, clearance) = (map.xy(c), Clearance::new(map, clearance));
+        let (own, clearance) = (map.xy(c), Clearance::new(map, clearance + self.width));
         (t.saturating_sub(self.max_depth())..=t)
             .any(|u| t - u <= self.depth_at(u) && clearance.near(own, map.xy(self.path.at(u))))
     }
@@ -438,6 +446,8 @@ struct Track<'a> {
     mover: &'a Mover,
     xy: Vec<(i64, i64)>,
     max_depth: u32,
+    /// The request's clearance widened by the mover's crowd.
+    clearance: Clearance,
 }
 
 impl Track<'_> {
@@ -468,7 +478,12 @@ impl<'a> Space<'a> {
             .iter()
             .map(|m| {
                 assert!(!m.path.cells.is_empty(), "a mover's path has no cells");
-                Track { mover: m, xy: m.path.cells.iter().map(|&c| map.xy(c)).collect(), max_depth: m.max_depth() }
+                Track {
+                    mover: m,
+                    xy: m.path.cells.iter().map(|&c| map.xy(c)).collect(),
+                    max_depth: m.max_depth(),
+                    clearance: Clearance::new(map, req.clearance + m.width),
+                }
             })
             .collect();
         let mut space = Space {
@@ -496,7 +511,7 @@ impl<'a> Space<'a> {
         let mut last = None;
         for track in &self.tracks {
             for u in self.ticks(track) {
-                if self.clearance.near(goal, track.xy(u)) {
+                if track.clearance.near(goal, track.xy(u)) {
                     let until = u.saturating_add(track.mover.depth_at(u)).min(self.t_static);
                     if until >= self.req.t0 {
                         last = last.max(Some(until));
@@ -524,7 +539,7 @@ impl<'a> Space<'a> {
         (t..=t.saturating_add(self.req.depth)).all(|s| {
             !self.tracks.iter().any(|track| {
                 (s.saturating_sub(track.max_depth)..=s)
-                    .any(|u| s - u <= track.mover.depth_at(u) && self.clearance.near(own, track.xy(u)))
+                    .any(|u| s - u <= track.mover.depth_at(u) && track.clearance.near(own, track.xy(u)))
             })
         })
     }
@@ -617,8 +632,12 @@ impl States {
     }
 }
 
-/// The open set's entries: `(nf1, tick, cell, node)`, smallest first.
-type Open = BinaryHeap<Reverse<(u32, u32, u32, u32)>>;
+/// The open set's entries, smallest first: `(nf1, squared distance to the
+/// goal in cells, tick, cell, node)`. Among cells of equal NF1 the one
+/// nearest the goal as the crow flies comes first, so an open stretch is
+/// crossed by the staircase nearest the straight line, not along two sides
+/// of its box.
+type Open = BinaryHeap<Reverse<(u32, u64, u32, u32, u32)>>;
 
 /// What a plan reuses from the last on its thread (see [`States`]).
 #[derive(Default)]
@@ -645,26 +664,26 @@ thread_local! {
 fn stamp(space: &Space, out: &mut States) {
     let map = space.map;
     let (t0, t_static) = (space.req.t0, space.t_static);
-    // The circle as cell offsets: the test depends on the offset alone.
-    let r =
-        if space.clearance.reach > 0.0 { (space.clearance.reach / space.clearance.cell2).sqrt() as i64 + 1 } else { 0 };
-    let disc: Vec<(i64, i64)> =
-        (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| (dx, dy))).filter(|&d| space.clearance.near(d, (0, 0))).collect();
-    let mut flush = |cell: u32, lo: u32, hi: u32| {
-        let (lo, hi) = (lo.max(t0), hi.min(t_static));
-        if lo > hi {
-            return;
-        }
-        let (cx, cy) = map.xy(cell);
-        for &(dx, dy) in &disc {
-            let (x, y) = (cx + dx, cy + dy);
-            if x >= 0 && y >= 0 && x < i64::from(map.nx) && y < i64::from(map.ny) {
-                out.set_ticks(map.index(x as u32, y as u32), lo, hi);
-            }
-        }
-    };
     let l_c = space.req.depth;
     for track in &space.tracks {
+        // The circle as cell offsets: the test depends on the offset alone.
+        let c = track.clearance;
+        let r = if c.reach > 0.0 { (c.reach / c.cell2).sqrt() as i64 + 1 } else { 0 };
+        let disc: Vec<(i64, i64)> =
+            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| (dx, dy))).filter(|&d| c.near(d, (0, 0))).collect();
+        let mut flush = |cell: u32, lo: u32, hi: u32| {
+            let (lo, hi) = (lo.max(t0), hi.min(t_static));
+            if lo > hi {
+                return;
+            }
+            let (cx, cy) = map.xy(cell);
+            for &(dx, dy) in &disc {
+                let (x, y) = (cx + dx, cy + dy);
+                if x >= 0 && y >= 0 && x < i64::from(map.nx) && y < i64::from(map.ny) {
+                    out.set_ticks(map.index(x as u32, y as u32), lo, hi);
+                }
+            }
+        };
         let mut run: Option<(u32, u32, u32)> = None;
         for u in space.ticks(track) {
             let cell = track.mover.path.at(u);
@@ -747,9 +766,14 @@ fn search(
     if space.is_goal(req.start, req.t0) {
         return Ok(Found { path: path_to(nodes, 0), expansions: 0 });
     }
-    open.push(Reverse((nf1[req.start as usize], req.t0, req.start, 0)));
+    let (gx, gy) = map.xy(req.goal);
+    let d2 = |c: u32| {
+        let (x, y) = map.xy(c);
+        ((x - gx) * (x - gx) + (y - gy) * (y - gy)) as u64
+    };
+    open.push(Reverse((nf1[req.start as usize], d2(req.start), req.t0, req.start, 0)));
     let mut expansions = 0u64;
-    while let Some(Reverse((_, t, c, k))) = open.pop() {
+    while let Some(Reverse((_, _, t, c, k))) = open.pop() {
         expansions += 1;
         let Some(next) = t.checked_add(1) else { continue };
         for n in std::iter::once(c).chain(map.neighbours(c)) {
@@ -770,12 +794,62 @@ fn search(
             nodes.push((n, k));
             let entry = nodes.len() as u32 - 1;
             if space.is_goal(n, next) {
-                return Ok(Found { path: path_to(nodes, entry), expansions });
+                let mut path = path_to(nodes, entry);
+                unloop(map, &mut path, clear, |a, b, t| space.swaps(a, b, t));
+                return Ok(Found { path, expansions });
             }
-            open.push(Reverse((h, next, n, entry)));
+            open.push(Reverse((h, d2(n), next, n, entry)));
         }
     }
     Err(NoPath { expansions, horizon: space.t_static.saturating_add(map.free_cells()) })
+}
+
+/// Replaces every detour of `path` that ends next to where it began (a
+/// step into a passage and back out, a step aside and back) by a wait
+/// there, where `clear` lets the leader stand all the while and the step
+/// after the wait swaps with nobody (`swaps`). Best-first search takes the
+/// first way it finds, and before a passage another leader holds that is
+/// often in and back out rather than a wait, which a person would not do.
+/// The ticks outside the detours keep their cells, the waits are legal
+/// states and the moves stay single steps, so the plan stays legal and
+/// arrives when it did.
+fn unloop(map: &Bitmap, path: &mut TimedPath, clear: impl Fn(u32, u32) -> bool, swaps: impl Fn(u32, u32, u32) -> bool) {
+    let cells = &mut path.cells;
+    // Every visit, by cell then index, to find returns without a scan.
+    let mut visits: Vec<(u32, usize)> = cells.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    visits.sort_unstable();
+    let later = |c: u32, after: usize| {
+        let from = visits.partition_point(|&v| v < (c, after));
+        let to = visits.partition_point(|&v| v.0 <= c);
+        &visits[from..to]
+    };
+    let mut i = 0;
+    while i < cells.len() {
+        let c = cells[i];
+        let last =
+            std::iter::once(c).chain(map.neighbours(c)).filter_map(|n| later(n, i + 2).last()).map(|v| v.1).max();
+        let Some(last) = last else {
+            i += 1;
+            continue;
+        };
+        // It can wait at `c` up to the first tick `c` is not clear.
+        let limit = (i + 1..last).find(|&k| !clear(c, path.start + k as u32)).unwrap_or(last);
+        let end = std::iter::once(c)
+            .chain(map.neighbours(c))
+            .flat_map(|n| {
+                later(n, i + 2).iter().rev().find(|v| v.1 <= limit && !swaps(c, n, path.start + v.1 as u32 - 1))
+            })
+            .map(|v| v.1)
+            .max();
+        match end {
+            // A detour goes somewhere else on the way, not just on to its end early.
+            Some(j) if cells[i + 1..j].iter().any(|&x| x != c && x != cells[j]) => {
+                cells[i + 1..j].fill(c);
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
 }
 
 /// Every rule a plan must keep, each checked from its definition; `Err`
@@ -1263,12 +1337,13 @@ mod tests {
         assert_eq!([path.at(0), path.at(3), path.at(4), path.at(5), path.at(99)], [5, 5, 6, 7, 7]);
         assert_eq!(path.finish(), 5);
         assert_eq!(TimedPath::stationary(9, 4).finish(), 4);
-        let m = Mover { path, depth: vec![1, 2, 3] };
+        let m = Mover { path, depth: vec![1, 2, 3], width: 0.0 };
         assert_eq!([m.depth_at(2), m.depth_at(3), m.depth_at(5), m.depth_at(50)], [0, 1, 3, 3]);
         assert_eq!(Mover { depth: vec![], ..m.clone() }.depth_at(4), 0);
         // On a 1 m map with clearance 1.2: its own cell and the four neighbours.
         let map = open(10, 2);
-        let m = Mover { path: TimedPath { start: 3, cells: vec![2, 3, 4, 5, 6, 7, 8] }, depth: vec![0, 2, 0] };
+        let m =
+            Mover { path: TimedPath { start: 3, cells: vec![2, 3, 4, 5, 6, 7, 8] }, depth: vec![0, 2, 0], width: 0.0 };
         assert!(m.blocks(&map, 2, 0, 1.2) && m.blocks(&map, 12, 0, 1.2) && !m.blocks(&map, 13, 0, 1.2));
         // At cell 3 at tick 4 with depth 2: the circle stays until tick 6.
         assert!(m.blocks(&map, 3, 6, 1.2) && !m.blocks(&map, 3, 7, 1.2));
@@ -1290,7 +1365,7 @@ mod tests {
             // The others stand at their starts while one is planned (the bench's order).
             if let Ok(found) = plan(map, &nf1(map, goal), &movers, &req, Check::Extended) {
                 let depth = depths(map, &dm, &found.path, followers, 1.0);
-                movers.push(Mover { path: found.path, depth });
+                movers.push(Mover { path: found.path, depth, width: 0.0 });
             }
         }
         movers
@@ -1339,7 +1414,7 @@ mod tests {
                         })
                         .collect();
                     let depth = (0..cells.len()).map(|_| rng.next_u32() % 4).collect();
-                    Mover { path: TimedPath { start: rng.next_u32() % 5, cells }, depth }
+                    Mover { path: TimedPath { start: rng.next_u32() % 5, cells }, depth, width: 0.0 }
                 })
                 .collect();
             let (Some(start), Some(goal)) = (pick_free(&mut rng, &map), pick_free(&mut rng, &map)) else { continue };
@@ -1354,7 +1429,7 @@ mod tests {
     fn a_walled_off_goal_has_no_path_within_the_bound() {
         let map = Bitmap::from_rows(&["......#..", "......#..", "......###", "........."], 1.0);
         let (start, goal) = (map.index(0, 0), map.index(8, 3));
-        let mover = Mover { path: east(&map, 0, 0, 5), depth: vec![2; 6] };
+        let mover = Mover { path: east(&map, 0, 0, 5), depth: vec![2; 6], width: 0.0 };
         let req = request(start, goal, 0, 2, 1.5);
         let none = plan_both(&map, std::slice::from_ref(&mover), &req).unwrap_err();
         // NF1 knows the goal is cut off: not a single state is taken.
@@ -1369,6 +1444,7 @@ mod tests {
         let mover = Mover {
             path: TimedPath { start: 0, cells: vec![map.index(2, 3), map.index(3, 3), map.index(4, 3), goal] },
             depth: vec![],
+            width: 0.0,
         };
         let req = request(map.index(0, 0), goal, 0, 1, 1.5);
         let bound = states(&map, std::slice::from_ref(&mover), &req);
@@ -1390,12 +1466,12 @@ mod tests {
         let (two_start, two_goal) = (map.index(5, 0), map.index(0, 6));
         let clearance = 1.5;
         // Leader 2 stands at its start while leader 1 is planned.
-        let stand = Mover { path: TimedPath::stationary(two_start, 0), depth: vec![] };
+        let stand = Mover { path: TimedPath::stationary(two_start, 0), depth: vec![], width: 0.0 };
         let one =
             plan_both(&map, std::slice::from_ref(&stand), &request(one_start, one_goal, 0, 0, clearance)).unwrap();
         let one = one.path;
         assert!(one.cells.contains(&gap));
-        let movers = [Mover { path: one.clone(), depth: vec![] }];
+        let movers = [Mover { path: one.clone(), depth: vec![], width: 0.0 }];
         let two = plan_both(&map, &movers, &request(two_start, two_goal, 0, 0, clearance)).unwrap().path;
         let through = two.cells.iter().position(|&c| c == gap).expect("leader 2 goes through the gap");
         let one_left = one.cells.iter().rposition(|&c| c == gap).unwrap();
@@ -1411,11 +1487,27 @@ mod tests {
     }
 
     #[test]
+    fn a_detour_that_comes_back_next_to_where_it_began_becomes_a_wait() {
+        let map = open(6, 1);
+        let mut path = TimedPath { start: 10, cells: vec![0, 1, 2, 1, 0, 1, 2, 3] };
+        unloop(&map, &mut path, |_, _| true, |_, _, _| false);
+        assert_eq!(path.cells, [0, 0, 0, 0, 0, 1, 2, 3]);
+        // Cell 0 taken at tick 13: it waits at 0 while it can, then at 1.
+        let mut path = TimedPath { start: 10, cells: vec![0, 1, 2, 1, 0, 1, 2, 3] };
+        unloop(&map, &mut path, |c, t| !(c == 0 && t == 13), |_, _, _| false);
+        assert_eq!(path.cells, [0, 0, 0, 1, 1, 1, 2, 3]);
+        // Going on early and waiting at the end is no detour.
+        let mut path = TimedPath { start: 0, cells: vec![0, 1, 2, 2, 2, 2] };
+        unloop(&map, &mut path, |_, _| true, |_, _, _| false);
+        assert_eq!(path.cells, [0, 1, 2, 2, 2, 2]);
+    }
+
+    #[test]
     fn the_goal_time_is_at_least_every_movers_finish() {
         let map = open(12, 8);
         // A mover far away that walks for 20 ticks; the leader's own trip is 3 moves.
         let far: Vec<u32> = (0..21).map(|k| map.index(k % 11, 7 - (k / 11))).collect();
-        let movers = [Mover { path: TimedPath { start: 0, cells: far }, depth: vec![1] }];
+        let movers = [Mover { path: TimedPath { start: 0, cells: far }, depth: vec![1], width: 0.0 }];
         let req = request(map.index(0, 0), map.index(3, 0), 0, 1, 1.5);
         let found = plan_both(&map, &movers, &req).unwrap();
         assert_eq!(found.path.finish(), 20, "it waits at the goal until the mover is done: {:?}", found.path.cells);
@@ -1433,7 +1525,7 @@ mod tests {
         // not stand where the mover will be within 6 ticks, and must let it pass.
         let map = open(15, 15);
         let cross: Vec<u32> = (0..15).map(|y| map.index(7, 14 - y)).collect();
-        let movers = [Mover { path: TimedPath { start: 6, cells: cross }, depth: vec![2; 15] }];
+        let movers = [Mover { path: TimedPath { start: 6, cells: cross }, depth: vec![2; 15], width: 0.0 }];
         let (start, goal) = (map.index(0, 8), map.index(14, 8));
         let alone = plan_both(&map, &movers, &request(start, goal, 0, 0, 1.5)).unwrap().path;
         let crowd = plan_both(&map, &movers, &request(start, goal, 0, 6, 1.5)).unwrap().path;
@@ -1463,17 +1555,17 @@ mod tests {
         assert!(err(&short, &[]).contains("not at the goal"));
         // A mover coming the other way along the row: they swap between ticks 1 and 2 (clearance < a cell).
         let cells = vec![map.index(3, 0), map.index(2, 0), map.index(1, 0), map.index(1, 1)];
-        let back = Mover { path: TimedPath { start: 0, cells }, depth: vec![] };
+        let back = Mover { path: TimedPath { start: 0, cells }, depth: vec![], width: 0.0 };
         assert!(
             err(&ok, std::slice::from_ref(&back)).contains("swaps with mover 0"),
             "{}",
             err(&ok, std::slice::from_ref(&back))
         );
         // One standing on the row: a vertex conflict.
-        let stand = Mover { path: TimedPath::stationary(map.index(3, 0), 0), depth: vec![] };
+        let stand = Mover { path: TimedPath::stationary(map.index(3, 0), 0), depth: vec![], width: 0.0 };
         assert!(err(&ok, std::slice::from_ref(&stand)).contains("tick 3, cell 3: mover 0 blocks it"));
         // One that finishes after the plan.
-        let slow = Mover { path: TimedPath { start: 0, cells: vec![map.index(0, 2); 9] }, depth: vec![] };
+        let slow = Mover { path: TimedPath { start: 0, cells: vec![map.index(0, 2); 9] }, depth: vec![], width: 0.0 };
         assert!(err(&ok, std::slice::from_ref(&slow)).contains("before mover 0"));
         // The planner avoids the swap: both checks, legal.
         let found = plan_both(&map, std::slice::from_ref(&back), &req).unwrap();
