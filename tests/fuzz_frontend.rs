@@ -155,6 +155,7 @@ const TOKENS: &[&str] = &[
     "bias (1, 0)",
     "grid 4 x 4",
     "crowd_aware",
+    "pairwise_checks",
     "reaches",
     "nobody inside",
     "formation error of",

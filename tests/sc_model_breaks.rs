@@ -72,6 +72,7 @@ fn planner(kind: PlannerKind) -> Planner {
         bias: None,
         grid: None,
         crowd_aware: false,
+        pairwise_checks: false,
         params: Vec::new(),
     }
 }

@@ -333,6 +333,7 @@ impl Checker {
             bias: None,
             grid: None,
             crowd_aware: false,
+            pairwise_checks: false,
             params: vec![],
         };
         let Some(u) = using else { return Some(planner) };
@@ -356,6 +357,7 @@ impl Checker {
                 ast::PlannerOption::Bias(_, _, s) => ("bias".to_string(), s.clone()),
                 ast::PlannerOption::Grid(_, _, s) => ("grid".to_string(), s.clone()),
                 ast::PlannerOption::CrowdAware(s) => ("crowd_aware".to_string(), s.clone()),
+                ast::PlannerOption::PairwiseChecks(s) => ("pairwise_checks".to_string(), s.clone()),
                 ast::PlannerOption::Param(n, _) => (n.text.clone(), n.span.clone()),
             };
             if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
@@ -379,6 +381,7 @@ impl Checker {
                     "grid",
                 ),
                 ast::PlannerOption::CrowdAware(s) => (&[PlannerKind::CtSpace], s.clone(), "crowd_aware"),
+                ast::PlannerOption::PairwiseChecks(s) => (&[PlannerKind::CtSpace], s.clone(), "pairwise_checks"),
                 ast::PlannerOption::Param(n, q) => {
                     let model = params::planner_model(planner.kind);
                     match self.param_value(model, n, q) {
@@ -406,6 +409,7 @@ impl Checker {
                 ast::PlannerOption::Reserve(_) => planner.reserve_markers = true,
                 ast::PlannerOption::Disjoint(_) => planner.disjoint_markers = true,
                 ast::PlannerOption::CrowdAware(_) => planner.crowd_aware = true,
+                ast::PlannerOption::PairwiseChecks(_) => planner.pairwise_checks = true,
                 ast::PlannerOption::Bias(x, y, s) => {
                     let (x, y) = (self.si(x, Dim::Number), self.si(y, Dim::Number));
                     match (x, y) {

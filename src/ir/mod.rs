@@ -81,11 +81,24 @@ pub struct Switches {
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
+    /// A CT-space leader plans around the other leaders' timed paths (Li et
+    /// al. §3.2); off: it plans around static obstacles only.
+    pub leaders_in_ct_space: bool,
+    /// A follower who cannot see its leader heads for the latest point of
+    /// the leader's trace it can see (Li et al. §4.2); off: for the leader.
+    pub trace_attraction: bool,
 }
 
 impl Default for Switches {
     fn default() -> Switches {
-        Switches { give_up_places: true, wait_in_line: true, astar_clearance: true, characters_on_maps: true }
+        Switches {
+            give_up_places: true,
+            wait_in_line: true,
+            astar_clearance: true,
+            characters_on_maps: true,
+            leaders_in_ct_space: true,
+            trace_attraction: true,
+        }
     }
 }
 
@@ -633,6 +646,10 @@ pub struct Planner {
     pub grid: Option<(u32, u32)>,
     /// CT-space: plan around other crowds (extended CT-space).
     pub crowd_aware: bool,
+    /// CT-space: check a configuration against the other leaders one by one
+    /// (the paper's "straightforward" method) instead of looking it up in
+    /// the extended CT-space; the same plans, slower (Table 1).
+    pub pairwise_checks: bool,
     /// Per-action overrides of the planner model's parameters, `(name, SI value)`.
     pub params: Vec<(String, f64)>,
 }

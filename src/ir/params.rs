@@ -138,9 +138,18 @@ parameters! {
         "alignment" alignment: Number = 1.0, 0.0, 100.0, "follower alignment weight";
         "attraction" attraction: Number = 1.0, 0.0, 100.0, "leader attraction weight";
         "cohesion" cohesion: Number = 1.0, 0.0, 100.0, "follower cohesion weight";
+        "deadlock_steps" deadlock_steps: Number = 12.0, 1.0, 10000.0,
+            "steps a follower blocked by another walks a random direction with its attractions off";
+        "follow_distance" follow_distance: Length = 2.0, 0.01, 100.0,
+            "distance from the leader at which its attraction has its full weight (it grows with the distance)";
         "max_speed" max_speed: Speed = 1.5, 0.01, 100.0, "leader speed bound (path slope in CT-space)";
         "obstacle" obstacle: Number = 2.0, 0.0, 100.0, "obstacle repulsion weight";
+        "obstacle_reach" obstacle_reach: Length = 1.0, 0.01, 100.0, "obstacles repel a follower closer than this to its body";
         "separation" separation: Number = 1.5, 0.0, 100.0, "separation weight";
+        "spacing" spacing: Length = 1.0, 0.1, 10.0,
+            "room per follower in the crowd shape estimate: a crowd of n covers n spacing²";
+        "view_angle" view_angle: Angle = 1.5 * std::f64::consts::PI, 0.0, std::f64::consts::TAU,
+            "the followers' view cone, centred on their heading";
         "view_radius" view_radius: Length = 4.0, 0.01, 1000.0, "follower perception radius";
     }
     /// Shared by every model.

@@ -389,6 +389,7 @@ impl<'p> Simulation<'p> {
             program,
             seed,
             clock,
+            step: 0,
             agents: agents::Agents::default(),
             grid,
             space,
@@ -572,6 +573,7 @@ impl<'p> Simulation<'p> {
     fn act(&mut self, t: f64) -> Result<(), SimError> {
         let sequential = self.workers.sequential_since(Instant::now());
         // The organise stage writes the group tables the pass reads.
+        self.scene.step = self.step;
         let mut formation = std::mem::take(&mut self.scene.agents.formation);
         formation.fill(NONE);
         self.models.organise(&self.scene, &self.drives, &self.workers, &mut formation);

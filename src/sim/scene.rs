@@ -58,6 +58,8 @@ pub(crate) struct Scene<'p> {
     pub program: &'p Program,
     pub seed: u64,
     pub clock: Clock,
+    /// The step being taken (its start time is `clock.time(step)`).
+    pub step: u64,
     pub agents: Agents,
     /// The agents' spatial index, built from `agents.pos` when perceiving.
     pub grid: Grid,

@@ -345,6 +345,7 @@ pub enum PlannerOption {
     Bias(Quantity, Quantity, Span),
     Grid(Int, Int, Span),
     CrowdAware(Span),
+    PairwiseChecks(Span),
     Param(Name, Quantity),
 }
 

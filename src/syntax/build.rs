@@ -520,6 +520,7 @@ impl Builder {
                     Rule::k_reserve => PlannerOption::Reserve(span),
                     Rule::k_disjoint => PlannerOption::Disjoint(span),
                     Rule::k_crowd_aware => PlannerOption::CrowdAware(span),
+                    Rule::k_pairwise_checks => PlannerOption::PairwiseChecks(span),
                     Rule::k_bias => PlannerOption::Bias(
                         self.bare_number(inner[1].clone()),
                         self.bare_number(inner[2].clone()),

@@ -186,6 +186,7 @@ const KEYWORDS: &[&str] = &[
     "bias",
     "grid",
     "crowd_aware",
+    "pairwise_checks",
     "parameters",
     "expect",
     "reaches",

@@ -23,6 +23,7 @@ pub fn straight() -> Planner {
         bias: None,
         grid: None,
         crowd_aware: false,
+        pairwise_checks: false,
         params: vec![],
     }
 }

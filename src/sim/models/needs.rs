@@ -29,9 +29,12 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
                     need(action.model(), format!("{} in {mode} of behaviour {}", action.keyword(), b.name));
                 }
                 if let Action::Seek { target: Target::Subject(s), planner } = action {
-                    if planner.kind == PlannerKind::Bvp {
+                    if matches!(planner.kind, PlannerKind::Bvp | PlannerKind::CtSpace) {
                         let whom = s.name(program);
-                        need("bvp", format!("seeking {whom}, who moves, in {mode} of behaviour {}", b.name));
+                        need(
+                            planner.kind.keyword(),
+                            format!("seeking {whom}, who moves, in {mode} of behaviour {}", b.name),
+                        );
                     }
                 }
                 if let Action::Seek { planner, .. } | Action::Pursue { planner, .. } = action {
