@@ -8,4 +8,5 @@
 pub mod coherent;
 pub mod direct;
 pub mod enforce;
+pub mod follow;
 pub mod seek;

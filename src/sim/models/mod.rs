@@ -11,6 +11,7 @@
 //!   models in the order they are listed.
 
 pub(crate) mod bvp;
+pub(crate) mod leader_follower;
 pub(crate) mod needs;
 pub(crate) mod semantic_groups;
 pub(crate) mod space_colonization;
@@ -256,4 +257,5 @@ models! {
     SpaceColonization(space_colonization: space_colonization::SpaceColonization);
     SemanticGroups(semantic_groups: semantic_groups::SemanticGroups);
     Bvp(bvp: bvp::Bvp);
+    LeaderFollower(leader_follower: leader_follower::LeaderFollower);
 }
