@@ -659,48 +659,146 @@ thread_local! {
 /// `[u, u + depth(u)]` (its crowd, §5.3) and backward by the own depth `l_c`
 /// (ours, §5.4): a state `(c, t)` is blocked iff `t` lies in
 /// `[u − l_c, u + depth(u)]` for a circle holding `c`, the legality predicate
-/// of the module in one interval, stamped as a run of bits. Consecutive
-/// ticks at one cell whose intervals touch are stamped as one.
+/// of the module in one interval, stamped as a run of bits. The ticks a
+/// cell stays inside a mover's circle make one run, stamped once: a step
+/// of the circle changes only its edge, so a path costs its length times
+/// the circle's width, not times its area ("efficient implementation of
+/// duplicating obstacle regions", §6).
 fn stamp(space: &Space, out: &mut States) {
     let map = space.map;
     let (t0, t_static) = (space.req.t0, space.t_static);
     let l_c = space.req.depth;
+    // By cell: the first tick of the run of ticks its circle covers it, if one is open.
+    let mut first = vec![u32::MAX; map.len()];
+    let mut open: Vec<u32> = Vec::new();
+    let at = |(x, y): (i64, i64), (dx, dy): (i64, i64)| {
+        let (x, y) = (x + dx, y + dy);
+        (x >= 0 && y >= 0 && x < i64::from(map.nx) && y < i64::from(map.ny)).then(|| map.index(x as u32, y as u32))
+    };
     for track in &space.tracks {
-        // The circle as cell offsets: the test depends on the offset alone.
-        let c = track.clearance;
-        let r = if c.reach > 0.0 { (c.reach / c.cell2).sqrt() as i64 + 1 } else { 0 };
-        let disc: Vec<(i64, i64)> =
-            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| (dx, dy))).filter(|&d| c.near(d, (0, 0))).collect();
-        let mut flush = |cell: u32, lo: u32, hi: u32| {
-            let (lo, hi) = (lo.max(t0), hi.min(t_static));
-            if lo > hi {
-                return;
-            }
-            let (cx, cy) = map.xy(cell);
-            for &(dx, dy) in &disc {
-                let (x, y) = (cx + dx, cy + dy);
-                if x >= 0 && y >= 0 && x < i64::from(map.nx) && y < i64::from(map.ny) {
-                    out.set_ticks(map.index(x as u32, y as u32), lo, hi);
-                }
+        let circle = Circle::new(track.clearance);
+        let ticks = space.ticks(track);
+        let from = *ticks.start();
+        // A run of ticks `a..=b` holding a cell blocks it over `[a − l_c, max (u + depth(u))]`.
+        let reach = RangeMax::new(ticks.clone().map(|u| u.saturating_add(track.mover.depth_at(u))).collect());
+        let mut flush = |cell: u32, a: u32, b: u32| {
+            let (lo, hi) = (a.saturating_sub(l_c).max(t0), reach.max(a - from, b - from).min(t_static));
+            if lo <= hi {
+                out.set_ticks(cell, lo, hi);
             }
         };
-        let mut run: Option<(u32, u32, u32)> = None;
-        for u in space.ticks(track) {
-            let cell = track.mover.path.at(u);
-            let (lo, hi) = (u.saturating_sub(l_c), u.saturating_add(track.mover.depth_at(u)));
-            run = match run {
-                Some((c, a, b)) if c == cell && lo <= b.saturating_add(1) => Some((c, a, b.max(hi))),
-                _ => {
-                    if let Some((c, a, b)) = run {
-                        flush(c, a, b);
-                    }
-                    Some((cell, lo, hi))
-                }
+        let mut here: Option<(i64, i64)> = None;
+        let last = *ticks.end();
+        for u in ticks {
+            let xy = map.xy(track.mover.path.at(u));
+            if here == Some(xy) {
+                continue;
+            }
+            // Only the circle's edge changes on a step: cells it leaves close their run, cells it enters open one.
+            let (leaving, entering) = match here {
+                Some(old) => circle.step(old, xy),
+                None => (&[][..], &circle.offsets[..]),
             };
+            if let Some(old) = here {
+                let moved = leaving.iter().filter_map(|&d| at(old, d));
+                if leaving.len() == circle.offsets.len() {
+                    // A jump: every cell of the old circle that is not in the new one closes.
+                    for cell in moved.filter(|&c| !circle.holds(map.xy(c), xy)) {
+                        flush(cell, first[cell as usize], u - 1);
+                        first[cell as usize] = u32::MAX;
+                    }
+                } else {
+                    for cell in moved {
+                        flush(cell, first[cell as usize], u - 1);
+                        first[cell as usize] = u32::MAX;
+                    }
+                }
+            }
+            for cell in entering.iter().filter_map(|&d| at(xy, d)) {
+                if first[cell as usize] == u32::MAX {
+                    first[cell as usize] = u;
+                    open.push(cell);
+                }
+            }
+            here = Some(xy);
         }
-        if let Some((c, a, b)) = run {
-            flush(c, a, b);
+        for cell in open.drain(..) {
+            if first[cell as usize] != u32::MAX {
+                flush(cell, first[cell as usize], last);
+                first[cell as usize] = u32::MAX;
+            }
         }
+    }
+}
+
+/// A cell's offset from a circle's centre, in cells.
+type Offset = (i64, i64);
+
+/// A leader's enlarged circle as cell offsets, and how its edge changes on a step.
+struct Circle {
+    clearance: Clearance,
+    offsets: Vec<Offset>,
+    /// By step direction (south, west, east, north): the offsets, from the
+    /// old centre, that the step leaves, and from the new one, that it enters.
+    edges: [(Vec<Offset>, Vec<Offset>); 4],
+}
+
+impl Circle {
+    fn new(clearance: Clearance) -> Circle {
+        let r = if clearance.reach > 0.0 { (clearance.reach / clearance.cell2).sqrt() as i64 + 1 } else { 0 };
+        let offsets: Vec<(i64, i64)> =
+            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| (dx, dy))).filter(|&d| clearance.near(d, (0, 0))).collect();
+        let edges = [(0, -1), (-1, 0), (1, 0), (0, 1)].map(|(sx, sy): (i64, i64)| {
+            let inside = |(dx, dy): (i64, i64)| clearance.near((dx, dy), (0, 0));
+            let leaves = offsets.iter().copied().filter(|&(dx, dy)| !inside((dx - sx, dy - sy))).collect();
+            let enters = offsets.iter().copied().filter(|&(dx, dy)| !inside((dx + sx, dy + sy))).collect();
+            (leaves, enters)
+        });
+        Circle { clearance, offsets, edges }
+    }
+
+    /// Whether the circle centred at `centre` holds the cell at `xy`.
+    fn holds(&self, xy: (i64, i64), centre: (i64, i64)) -> bool {
+        self.clearance.near(xy, centre)
+    }
+
+    /// The offsets a move from `old` to `new` leaves (from `old`) and enters
+    /// (from `new`): the edges for a step, the whole circle for a jump.
+    fn step(&self, old: Offset, new: Offset) -> (&[Offset], &[Offset]) {
+        let k = match (new.0 - old.0, new.1 - old.1) {
+            (0, -1) => 0,
+            (-1, 0) => 1,
+            (1, 0) => 2,
+            (0, 1) => 3,
+            _ => return (&self.offsets, &self.offsets),
+        };
+        (&self.edges[k].0, &self.edges[k].1)
+    }
+}
+
+/// Range maxima over a fixed list, each in O(1) after an O(n log n) table.
+struct RangeMax {
+    levels: Vec<Vec<u32>>,
+}
+
+impl RangeMax {
+    fn new(values: Vec<u32>) -> RangeMax {
+        let mut levels = vec![values];
+        let mut width = 1;
+        while 2 * width <= levels[0].len() {
+            let prev = &levels[levels.len() - 1];
+            let next = (0..prev.len() - width).map(|i| prev[i].max(prev[i + width])).collect();
+            levels.push(next);
+            width *= 2;
+        }
+        RangeMax { levels }
+    }
+
+    /// The largest value of `a..=b`.
+    fn max(&self, a: u32, b: u32) -> u32 {
+        let (a, b) = (a as usize, b as usize);
+        let k = (usize::BITS - 1 - (b - a + 1).leading_zeros()) as usize;
+        self.levels[k][a].max(self.levels[k][b + 1 - (1 << k)])
     }
 }
 
