@@ -172,7 +172,14 @@ impl Diagnostic {
     /// used in snapshots and when stderr is not a terminal.
     pub fn render(&self, file: &SourceFile, plain: bool) -> String {
         let src = Indexed { name: file.name.clone(), text: file.text.clone(), lines: file.index().miette.clone() };
-        let report = Report { diag: self.clone(), src };
+        let report = match self.far_right(file) {
+            None => Report { diag: self.clone(), src, snippet: true },
+            Some(places) => {
+                let mut diag = self.clone();
+                diag.message = format!("{} ({places}; the line is too long to show)", self.message);
+                Report { diag, src, snippet: false }
+            }
+        };
         let handler = if plain {
             GraphicalReportHandler::new_themed(GraphicalTheme::none()).with_width(80).with_links(false)
         } else {
@@ -184,6 +191,30 @@ impl Diagnostic {
         out
     }
 }
+
+impl Diagnostic {
+    /// Where the diagnostic points, in words, when one of its spans lies
+    /// further right than a snippet can be drawn (miette pads to the column,
+    /// and a formatting width stops at 65,535); `None` when all fit.
+    fn far_right(&self, file: &SourceFile) -> Option<String> {
+        let spans = std::iter::once((&self.span, &self.label)).chain(self.related.iter().map(|(s, l)| (s, l)));
+        let far = spans.clone().any(|(s, _)| file.line_col(s.start).1.max(file.line_col(s.end).1) > SNIPPET_COLUMNS);
+        far.then(|| {
+            let place = |(s, l): (&Range<usize>, &String)| {
+                let (line, column) = file.line_col(s.start);
+                if l.is_empty() {
+                    format!("line {line}, column {column}")
+                } else {
+                    format!("line {line}, column {column}: {l}")
+                }
+            };
+            spans.map(place).collect::<Vec<_>>().join("; ")
+        })
+    }
+}
+
+/// The furthest column a snippet is drawn for.
+const SNIPPET_COLUMNS: usize = 10_000;
 
 /// Renders a list of diagnostics, then a summary line.
 pub fn render_all(diags: &[Diagnostic], file: &SourceFile, plain: bool) -> String {
@@ -206,6 +237,8 @@ pub fn render_all(diags: &[Diagnostic], file: &SourceFile, plain: bool) -> Strin
 struct Report {
     diag: Diagnostic,
     src: Indexed,
+    /// Draw the source snippet (off when a span is too far right to draw).
+    snippet: bool,
 }
 
 /// The source as miette reads it. miette finds a snippet's lines by scanning
@@ -272,9 +305,12 @@ impl miette::Diagnostic for Report {
         (!self.diag.help.is_empty()).then(|| Box::new(&self.diag.help) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
+        self.snippet.then_some(&self.src as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if !self.snippet {
+            return None;
+        }
         let primary = LabeledSpan::new_primary_with_span(
             (!self.diag.label.is_empty()).then(|| self.diag.label.clone()),
             self.diag.span.clone(),
@@ -384,6 +420,7 @@ mod tests {
                 let report = Report {
                     diag: self.diag.clone(),
                     src: Indexed { name: String::new(), text: Arc::from(""), lines: Arc::from(vec![0]) },
+                    snippet: true,
                 };
                 let labels: Vec<LabeledSpan> = miette::Diagnostic::labels(&report)?.collect();
                 Some(Box::new(labels.into_iter()))

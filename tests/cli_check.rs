@@ -178,3 +178,29 @@ fn ir_of_an_invalid_file_exits_1_with_its_diagnostics() {
     assert!(out.stdout.is_empty());
     assert!(stderr(&out).contains("E010"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_diagnostic_further_right_than_a_snippet_can_be_drawn_is_reported_without_one() {
+    let dir = std::env::temp_dir().join(format!("crowd-cli-check-far-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pad = " ".repeat(65_540);
+    // An error at column 65,541 of line 2.
+    let broken = dir.join("far.crowd");
+    std::fs::write(&broken, format!("scenario a {{ seed 1; duration 1 s; step 1 s }}\n{pad}@\n")).unwrap();
+    for command in ["check", "ir", "run"] {
+        let out = crowd(&[command, &broken.to_string_lossy()]);
+        assert_eq!(code(&out), 1, "{command}: {}", stderr(&out));
+        assert!(stderr(&out).contains("line 2, column 65541"), "{command}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{command}: {}", stderr(&out));
+    }
+    // A valid scenario whose only warning lies that far right still runs and writes its trace.
+    let valid = std::fs::read_to_string(fixture(VALID)).unwrap();
+    let warned = dir.join("warned.crowd");
+    std::fs::write(&warned, format!("{valid}\n{pad}behaviour never_used {{ dwell 1 s }}\n")).unwrap();
+    let trace = dir.join("t.csv");
+    let out = crowd(&["run", &warned.to_string_lossy(), "--out", &trace.to_string_lossy()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("the line is too long to show"), "{}", stderr(&out));
+    assert!(trace.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
