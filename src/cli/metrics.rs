@@ -130,7 +130,11 @@ fn metrics_inner(args: &MetricsArgs) -> Result<(), Failure> {
     };
     match &args.out {
         None => print_out(&text),
-        Some(path) => write_atomic(path, text.as_bytes())?,
+        Some(path) => {
+            let inputs: Vec<&Path> = std::iter::once(args.trace.as_path()).chain(args.scenario.as_deref()).collect();
+            super::not_an_input(path, &inputs)?;
+            write_atomic(path, text.as_bytes())?
+        }
     }
     Ok(())
 }

@@ -146,6 +146,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         .map_err(|e| Failure::io(format!("cannot write {}: {e}", path.display())))
 }
 
+/// Refuses an output that is one of the command's inputs (the same file,
+/// whatever the path says): a trace written over its scenario, metrics over
+/// their trace. Outputs are written by rename, so the input would be gone.
+pub fn not_an_input(out: &Path, inputs: &[&Path]) -> Result<(), Failure> {
+    let Ok(target) = std::fs::metadata(out) else { return Ok(()) };
+    for input in inputs {
+        if std::fs::metadata(input).is_ok_and(|m| same_file(&m, &target)) {
+            return Err(Failure::io(format!(
+                "{} is an input of this command ({}): write the output elsewhere",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    // Without inode numbers: same length and modification time is the best guess, and errs on refusing.
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
 pub(crate) fn default_trace_path(scenario: &Path) -> PathBuf {
     let stem = scenario.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());
     PathBuf::from("out").join(format!("{stem}.csv"))

@@ -96,6 +96,7 @@ fn render_inner(args: &RenderArgs) -> Result<(), Failure> {
     };
     let text =
         svg::render(&program, &trace, &opts).map_err(|e| Failure::io(format!("{}: {e}", args.trace.display())))?;
+    super::not_an_input(&args.out, &[&args.file, &args.trace])?;
     if as_png {
         let (bytes, has_font) = png::rasterise(&text).map_err(Failure::io)?;
         if !has_font {

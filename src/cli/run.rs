@@ -105,6 +105,10 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let seed = args.seed.unwrap_or(program.header.seed);
     let out = args.out.clone().unwrap_or_else(|| default_trace_path(&args.file));
     let to_stdout = out.as_os_str() == "-";
+    if !to_stdout {
+        super::not_an_input(&out, &[&args.file])?;
+        super::not_an_input(&meta_path(&out), &[&args.file])?;
+    }
     let threads = args.threads.map(usize::from);
     let report = sim::with_threads(threads, || -> Result<Report, Failure> {
         let start = Instant::now();

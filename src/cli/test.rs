@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::run::sim_failure;
-use super::{load, Failure};
+use super::{load, print_out, Failure};
 use crate::sim;
 use crate::trace::csv::CsvWriter;
 use crate::trace::golden::compare;
@@ -74,17 +74,17 @@ pub fn test(args: TestArgs) -> ExitCode {
                 ("FAIL  ", d)
             }
         };
-        println!("{status} {}", s.path.display());
+        print_out(&format!("{status} {}\n", s.path.display()));
         for d in details {
             for (k, line) in d.lines().enumerate() {
-                println!("{}{line}", if k == 0 { "       " } else { "         " });
+                print_out(&format!("{}{line}\n", if k == 0 { "       " } else { "         " }));
             }
         }
     }
     if unchecked == 0 {
-        println!("{passed} passed, {failed} failed");
+        print_out(&format!("{passed} passed, {failed} failed\n"));
     } else {
-        println!("{passed} passed, {unchecked} without a golden, {failed} failed");
+        print_out(&format!("{passed} passed, {unchecked} without a golden, {failed} failed\n"));
     }
     exit_code(failed, unchecked)
 }
@@ -242,8 +242,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
 fn below_scenarios(path: &Path) -> Option<PathBuf> {
     let comps: Vec<Component> = path.components().collect();
     let at = comps.iter().rposition(|c| c.as_os_str() == "scenarios")?;
-    let rest: PathBuf = comps[at + 1..].iter().collect();
-    (!rest.as_os_str().is_empty()).then_some(rest)
+    // Only plain names below it: `scenarios/../../x.crowd` must not lead a golden out of its folder.
+    let rest = &comps[at + 1..];
+    let plain = !rest.is_empty() && rest.iter().all(|c| matches!(c, Component::Normal(_)));
+    plain.then(|| rest.iter().collect())
 }
 
 #[cfg(test)]
@@ -255,5 +257,7 @@ mod tests {
         assert_eq!(below_scenarios(Path::new("scenarios/a/b.crowd")), Some(PathBuf::from("a/b.crowd")));
         assert_eq!(below_scenarios(Path::new("/tmp/x/scenarios/b.crowd")), Some(PathBuf::from("b.crowd")));
         assert_eq!(below_scenarios(Path::new("other/b.crowd")), None);
+        assert_eq!(below_scenarios(Path::new("scenarios/../../x.crowd")), None);
+        assert_eq!(below_scenarios(Path::new("scenarios/a/../b.crowd")), None);
     }
 }

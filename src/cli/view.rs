@@ -48,6 +48,7 @@ fn view_inner(args: &ViewArgs) -> Result<(), Failure> {
     let opts = view::Options { from: args.from, to: args.to, every: args.every as usize, label, colour: args.colour };
     let html =
         view::html(&program, &trace, &opts).map_err(|e| Failure::io(format!("{}: {e}", args.trace.display())))?;
+    super::not_an_input(&args.out, &[&args.file, &args.trace])?;
     write_atomic(&args.out, html.as_bytes())?;
     eprintln!("wrote {} ({} kB)", args.out.display(), html.len().div_ceil(1024));
     Ok(())
