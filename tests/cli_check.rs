@@ -204,3 +204,20 @@ fn a_diagnostic_further_right_than_a_snippet_can_be_drawn_is_reported_without_on
     assert!(trace.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_byte_order_mark_and_lone_cr_line_endings_are_read_as_any_editor_writes_them() {
+    let dir = std::env::temp_dir().join(format!("crowd-cli-check-endings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let valid = std::fs::read_to_string(fixture(VALID)).unwrap();
+    assert!(valid.starts_with("//"), "the fixture opens with a comment, the case that failed");
+    let bom = dir.join("bom.crowd");
+    std::fs::write(&bom, format!("\u{FEFF}{valid}")).unwrap();
+    let cr = dir.join("cr.crowd");
+    std::fs::write(&cr, valid.replace('\n', "\r")).unwrap();
+    for path in [&bom, &cr] {
+        let out = crowd(&["check", &path.to_string_lossy()]);
+        assert_eq!(code(&out), 0, "{}: {}", path.display(), stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
