@@ -296,8 +296,16 @@ impl<'p> Simulation<'p> {
         if pick_pending && self.try_pick(i, &pop.wants, t)? {
             self.scene.agents.mind[i].picked = true;
         }
+        // A goal given as a resource is picked at spawn; while no object
+        // providing it has room, the agent waits and asks again.
+        let resource_pending = match pop.goal {
+            Some(crate::ir::Goal::Resource(r)) if self.scene.agents.mind[i].goal == Goal::None => {
+                !self.try_pick(i, std::slice::from_ref(&r), t)?
+            }
+            _ => false,
+        };
         let m = &self.scene.agents.mind[i];
-        if m.aim_is_own_goal && m.goal == Goal::None && !pick_pending {
+        if m.aim_is_own_goal && m.goal == Goal::None && !pick_pending && !resource_pending {
             return Err(SimError::NoGoal {
                 agent: self.scene.agents.id[i],
                 population: pop.name.clone(),
