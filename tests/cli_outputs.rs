@@ -78,3 +78,52 @@ fn a_closed_pipe_ends_crowd_test_without_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_killed_writers_temporary_file_is_swept_by_the_next_run_into_the_same_place() {
+    let dir = temp_dir("stale-temp");
+    fs::write(dir.join("s.crowd"), SCENARIO).unwrap();
+    // What a writer killed mid-run leaves: its process (an id no process has) is gone.
+    let stale = dir.join(format!(".t.csv.tmp-{}-0", u32::MAX - 7));
+    fs::write(&stale, "id,frame").unwrap();
+    // Another target's temporary file is not this run's business.
+    let other = dir.join(format!(".u.csv.tmp-{}-0", u32::MAX - 7));
+    fs::write(&other, "id,frame").unwrap();
+    assert!(crowd(&dir, &["run", "s.crowd", "--out", "t.csv"]).status.success());
+    assert!(!stale.exists(), "the stale temporary file is still there");
+    assert!(other.exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_over_another_replaces_its_metadata_with_its_own() {
+    let dir = temp_dir("meta-beside");
+    fs::write(dir.join("s.crowd"), SCENARIO).unwrap();
+    assert!(crowd(&dir, &["run", "s.crowd", "--out", "t.csv"]).status.success());
+    let meta = dir.join("t.meta.json");
+    let old = fs::read_to_string(&meta).unwrap();
+    assert!(old.contains("\"seed\": 1") || old.contains("\"seed\":1"), "{old}");
+    let out = crowd(&dir, &["run", "s.crowd", "--seed", "2", "--out", "t.csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let new = fs::read_to_string(&meta).unwrap();
+    assert!(new.contains("\"seed\": 2") || new.contains("\"seed\":2"), "{new}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn render_says_when_the_runs_metadata_cannot_be_read_for_its_markers() {
+    let dir = temp_dir("render-meta");
+    let with_markers = SCENARIO.replace(
+        "region start rect (1 m, 1 m) to (3 m, 3 m) }",
+        "region start rect (1 m, 1 m) to (3 m, 3 m)  markers jittered_grid density 4 per m2 }",
+    );
+    fs::write(dir.join("s.crowd"), with_markers).unwrap();
+    let run = crowd(&dir, &["run", "s.crowd", "--out", "t.csv"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    fs::write(dir.join("t.meta.json"), "{ not json").unwrap();
+    let out = crowd(&dir, &["render", "s.crowd", "t.csv", "--markers", "--out", "p.svg"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("has no readable seed"), "{}", stderr(&out));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -51,11 +51,23 @@ fn markers(program: &Program, trace: &Path) -> Vec<Vec2> {
         eprintln!("warning: scenario {} declares no markers", program.name);
         return Vec::new();
     }
-    let seed = std::fs::read(meta_path(trace))
-        .ok()
-        .and_then(|m| serde_json::from_slice::<serde_json::Value>(&m).ok())
-        .and_then(|m| m["seed"].as_u64())
-        .unwrap_or(program.header.seed);
+    let meta = meta_path(trace);
+    // Without metadata the scenario's seed is the run's; broken metadata may
+    // hide another seed, and markers drawn for the wrong one would mislead.
+    let seed = match std::fs::read(&meta) {
+        Err(_) => program.header.seed,
+        Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|m| m["seed"].as_u64()) {
+            Some(seed) => seed,
+            None => {
+                eprintln!(
+                    "warning: {} has no readable seed; the markers are drawn for the scenario's seed {}",
+                    meta.display(),
+                    program.header.seed
+                );
+                program.header.seed
+            }
+        },
+    };
     crate::world::markers::generate(&program.world, seed).positions
 }
 

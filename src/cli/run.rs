@@ -129,7 +129,13 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 finish_from = Instant::now();
                 drain = d;
                 result = Some((outcome, rows));
-                Ok(())
+                // The new trace is complete and replaces the old one next: the old
+                // run's metadata goes first, so that a failure to write the new
+                // metadata (a full disk) leaves none rather than a wrong one.
+                match std::fs::remove_file(meta_path(&out)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SimError::Record(e)),
+                    _ => Ok(()),
+                }
             })
             .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();

@@ -48,6 +48,7 @@ pub fn write_atomic_with<E: From<io::Error>>(
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir)?;
+    sweep_stale(&dir, path);
     let tmp = temp_path(&dir, path);
     let result = (|| {
         let file = File::create(&tmp)?;
@@ -69,6 +70,27 @@ pub fn write_atomic_with<E: From<io::Error>>(
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes the temporary files that killed writers of `path` left in `dir`:
+/// those whose process is gone. Where the system cannot say (no `/proc`),
+/// they stay: a live writer's file must never be taken from under it.
+fn sweep_stale(dir: &Path, path: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.is_dir() {
+        return;
+    }
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else { return };
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn temp_path(dir: &Path, path: &Path) -> PathBuf {
