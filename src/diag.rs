@@ -216,11 +216,21 @@ impl Diagnostic {
 /// The furthest column a snippet is drawn for.
 const SNIPPET_COLUMNS: usize = 10_000;
 
-/// Renders a list of diagnostics, then a summary line.
+/// The most diagnostics drawn for one file; the rest are counted. Nobody reads
+/// past the first few hundred, and a generated file can hold a million.
+pub const SHOWN_DIAGNOSTICS: usize = 200;
+
+/// Renders a list of diagnostics (the first [`SHOWN_DIAGNOSTICS`]), then a summary line.
 pub fn render_all(diags: &[Diagnostic], file: &SourceFile, plain: bool) -> String {
-    let mut out: String = diags.iter().map(|d| d.render(file, plain)).collect();
+    let mut out: String = diags.iter().take(SHOWN_DIAGNOSTICS).map(|d| d.render(file, plain)).collect();
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
+    if diags.len() > SHOWN_DIAGNOSTICS {
+        out.push_str(&format!(
+            "... and {} more diagnostic(s) not shown (`crowd check --format json` lists every one)\n",
+            diags.len() - SHOWN_DIAGNOSTICS
+        ));
+    }
     if !diags.is_empty() {
         out.push_str(&format!(
             "{}: {} error{}, {} warning{}\n",

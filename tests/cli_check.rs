@@ -221,3 +221,29 @@ fn a_byte_order_mark_and_lone_cr_line_endings_are_read_as_any_editor_writes_them
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_file_with_a_hundred_thousand_mistakes_is_reported_at_once_and_briefly() {
+    let dir = std::env::temp_dir().join(format!("crowd-cli-check-many-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text =
+        String::from("scenario a { seed 1; duration 1 s; step 1 s }\nworld { bounds (0 m, 0 m) to (10 m, 10 m) }\n");
+    for k in 0..50_000 {
+        text.push_str(&format!("population p{k} {{ count 1; spawn in nowhere{k}; behaviour b }}\n"));
+    }
+    let path = dir.join("many.crowd");
+    std::fs::write(&path, text).unwrap();
+    let began = std::time::Instant::now();
+    let out = crowd(&["check", &path.to_string_lossy()]);
+    // Looking each unknown name up among every declared name made this quadratic (25 s in a release build).
+    assert!(began.elapsed().as_secs() < 20, "{:?}", began.elapsed());
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(err.contains("and 99800 more diagnostic(s) not shown"), "{}", &err[err.len().saturating_sub(400)..]);
+    assert!(err.contains("100000 errors"), "{}", &err[err.len().saturating_sub(400)..]);
+    assert!(err.lines().count() < 5_000, "{} lines", err.lines().count());
+    let json = crowd(&["check", "--format", "json", &path.to_string_lossy()]);
+    let listed = String::from_utf8_lossy(&json.stdout).lines().count() + stderr(&json).lines().count();
+    assert!(listed >= 100_000, "{listed} lines of JSON");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -49,7 +49,7 @@ pub fn compile(file: &SourceFile) -> Result<Compiled, Vec<Diagnostic>> {
 }
 
 /// What a declared name is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Kind {
     Region,
     Obstacle,
@@ -123,6 +123,9 @@ pub(crate) struct Decl {
 pub(crate) struct Checker {
     pub diags: Vec<Diagnostic>,
     pub names: BTreeMap<String, Decl>,
+    /// The declared names by kind, for suggestions: an unknown name looks at
+    /// the kinds its place accepts, not at every name of the file.
+    by_kind: BTreeMap<Kind, std::collections::BTreeSet<String>>,
     /// Resource name → id, in order of first mention by an object.
     pub resources: BTreeMap<String, u32>,
     pub resource_names: Vec<String>,
@@ -234,6 +237,7 @@ impl Checker {
             return;
         }
         self.names.insert(name.text.clone(), Decl { kind, index, span: name.span.clone() });
+        self.by_kind.entry(kind).or_default().insert(name.text.clone());
     }
 
     /// Looks a name up among the kinds a place accepts.
@@ -258,8 +262,11 @@ impl Checker {
             }
             None if self.in_broken(&name.text) => None,
             None => {
-                let candidates: Vec<&str> =
-                    self.names.iter().filter(|(_, d)| want.contains(&d.kind)).map(|(n, _)| n.as_str()).collect();
+                let mut candidates: Vec<&str> = (want.iter())
+                    .filter_map(|k| self.by_kind.get(k))
+                    .flat_map(|names| names.iter().map(String::as_str))
+                    .collect();
+                candidates.sort_unstable();
                 let help = match did_you_mean(&name.text, candidates.iter().copied()) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None if candidates.is_empty() => format!("declare {} named `{}`", wanted(), name.text),
