@@ -51,6 +51,16 @@ fn parse_chunk(text: &str, chunk: &Chunk) -> Outcome {
 /// Parses a whole file. Returns the items that parsed, and a diagnostic for
 /// every chunk that did not.
 pub fn parse(text: &str) -> (ast::File, Vec<Diagnostic>) {
+    // A byte-order mark some editors write first is blank: read as three
+    // spaces, its three bytes, so every span still points into the file.
+    let unmarked;
+    let text = match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => {
+            unmarked = format!("   {rest}");
+            unmarked.as_str()
+        }
+        None => text,
+    };
     let chunks = chunks(text);
     // Chunks are independent: a large file parses them in parallel, in order.
     let outcomes: Vec<Outcome> = if text.len() >= PARALLEL_BYTES && chunks.len() > 1 {
