@@ -247,3 +247,16 @@ fn a_file_with_a_hundred_thousand_mistakes_is_reported_at_once_and_briefly() {
     assert!(listed >= 100_000, "{listed} lines of JSON");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[cfg(unix)]
+fn an_endless_input_is_refused_at_the_size_limit_which_a_flag_raises() {
+    let out = crowd(&["check", "/dev/zero"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("larger than 64 MB"), "{}", stderr(&out));
+    let valid = fixture(VALID);
+    let out = crowd(&["--max-input-mb", "0", "check", &valid]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-input-mb"), "{}", stderr(&out));
+    assert_eq!(code(&crowd(&["check", "--max-input-mb", "1", &valid])), 0);
+}

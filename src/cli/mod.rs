@@ -24,7 +24,18 @@ use crate::Compiled;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The largest scenario file read, in MB: a larger one (or a device such
+    /// as /dev/zero) is refused before it fills the memory.
+    #[arg(long, global = true, default_value_t = DEFAULT_MAX_INPUT_MB, value_name = "MB")]
+    max_input_mb: u64,
 }
+
+/// The default of `--max-input-mb`: a 100,000-vertex polygon takes 3 MB.
+const DEFAULT_MAX_INPUT_MB: u64 = 64;
+
+/// `--max-input-mb` in bytes, set once from the command line.
+static MAX_INPUT_BYTES: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_INPUT_MB * 1024 * 1024);
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum DiagFormat {
@@ -62,6 +73,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    MAX_INPUT_BYTES.store(cli.max_input_mb.saturating_mul(1024 * 1024), std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Check(args) => check::check(args),
         Command::Ir(args) => check::ir(args),
@@ -98,7 +110,18 @@ impl Failure {
 
 /// Reads a scenario file.
 pub fn read_source(path: &Path) -> Result<SourceFile, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::io(format!("cannot read {}: {e}", path.display())))?;
+    use std::io::Read;
+    let limit = MAX_INPUT_BYTES.load(std::sync::atomic::Ordering::Relaxed);
+    let cannot = |e: std::io::Error| Failure::io(format!("cannot read {}: {e}", path.display()));
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(limit.saturating_add(1)).read_to_end(&mut bytes)).map_err(cannot)?;
+    if bytes.len() as u64 > limit {
+        return Err(Failure::io(format!(
+            "{} is larger than {} MB, the most a scenario may be (--max-input-mb raises it)",
+            path.display(),
+            limit / (1024 * 1024)
+        )));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         Failure::failed(format!(
             "{} is not UTF-8 text (invalid byte at offset {})",
