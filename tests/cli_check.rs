@@ -260,3 +260,18 @@ fn an_endless_input_is_refused_at_the_size_limit_which_a_flag_raises() {
     assert!(stderr(&out).contains("--max-input-mb"), "{}", stderr(&out));
     assert_eq!(code(&crowd(&["check", "--max-input-mb", "1", &valid])), 0);
 }
+
+#[test]
+fn a_trace_of_a_hundred_gigabytes_is_refused_before_the_run_unless_the_limit_is_raised() {
+    let huge = fixture("invalid/w002_a_trace_of_a_hundred_gigabytes.crowd");
+    let began = std::time::Instant::now();
+    let out = crowd(&["run", &huge, "--out", "-"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("about 100 GB") && stderr(&out).contains("--max-trace-gb 16"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "nothing was written");
+    assert!(began.elapsed().as_secs() < 5, "{:?}", began.elapsed());
+    // `check` warns with the same figure.
+    let out = crowd(&["check", &huge]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("W002") && stderr(&out).contains("about 100 GB"), "{}", stderr(&out));
+}

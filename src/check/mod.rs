@@ -348,6 +348,7 @@ impl Checker {
         let output = self.output(file);
         let header = header?;
         self.sizes(&header, &populations, file);
+        self.trace_size(&header, &populations, &output, file);
         Some(ir::Program {
             name: scenario?.name.text.clone(),
             header,
@@ -642,6 +643,37 @@ impl Checker {
                     )),
             );
         }
+    }
+}
+
+impl Checker {
+    /// Warns when the trace could outgrow what `crowd run` writes without
+    /// `--max-trace-gb`: the figure before the work.
+    fn trace_size(
+        &mut self,
+        header: &ir::Header,
+        populations: &[ir::Population],
+        output: &ir::Output,
+        file: &ast::File,
+    ) {
+        let (bytes, agents, frames) = ir::limits::trace_bytes(header, populations, output.columns.len());
+        let gb = bytes / 1e9;
+        if gb <= ir::limits::DEFAULT_MAX_TRACE_GB {
+            return;
+        }
+        let span = file.items.iter().find_map(|i| match i {
+            ast::Item::Scenario(s) => Some(s.name.span.clone()),
+            _ => None,
+        });
+        self.diags.push(
+            Diagnostic::warning("W002", span.unwrap_or(0..0), format!("the trace could grow to about {gb:.0} GB"))
+                .label(format!("{agents} agent{} in {frames:.0} recorded frames", if agents == 1 { "" } else { "s" }))
+                .help(format!(
+                    "`crowd run` refuses more than {} GB: record fewer frames (`record every N steps`), or raise the \
+                     limit with `--max-trace-gb`",
+                    ir::limits::DEFAULT_MAX_TRACE_GB
+                )),
+        );
     }
 }
 

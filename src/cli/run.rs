@@ -40,6 +40,24 @@ pub struct RunArgs {
     /// Write numbers with exactly N decimals instead of the shortest exact form.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=17))]
     precision: Option<u8>,
+    /// The largest trace the run may write, GB (estimated before the run:
+    /// every declared agent in every recorded frame).
+    #[arg(long, value_name = "GB", default_value_t = crate::ir::limits::DEFAULT_MAX_TRACE_GB)]
+    max_trace_gb: f64,
+}
+
+/// Refuses a run whose trace could outgrow `max_gb`, before it starts.
+pub(crate) fn trace_fits(program: &Program, max_gb: f64) -> Result<(), Failure> {
+    let (bytes, agents, frames) =
+        crate::ir::limits::trace_bytes(&program.header, &program.populations, program.output.columns.len());
+    if bytes / 1e9 > max_gb {
+        return Err(Failure::failed(format!(
+            "the trace could grow to about {:.0} GB ({agents} agents in {frames:.0} recorded frames), more than \
+             --max-trace-gb {max_gb}: record fewer frames, or raise the limit",
+            bytes / 1e9
+        )));
+    }
+    Ok(())
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
@@ -103,6 +121,7 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let (file, compiled) = load(&args.file)?;
     let program = &compiled.program;
     let seed = args.seed.unwrap_or(program.header.seed);
+    trace_fits(program, args.max_trace_gb)?;
     let out = args.out.clone().unwrap_or_else(|| default_trace_path(&args.file));
     let to_stdout = out.as_os_str() == "-";
     if !to_stdout {

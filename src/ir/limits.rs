@@ -12,6 +12,26 @@ pub const MAX_GRID_CELLS: u64 = 16_777_216;
 pub const MAX_STEPS: u64 = 100_000_000;
 /// Agent-steps of one run (work, not memory: a guard against runs that cannot finish).
 pub const MAX_AGENT_STEPS: u64 = 1_000_000_000_000;
+/// The trace a run may write before `crowd run` refuses it unless raised
+/// (`--max-trace-gb`), GB: a typo in a count or a record interval must not
+/// fill a disk.
+pub const DEFAULT_MAX_TRACE_GB: f64 = 16.0;
+
+/// About how many bytes a trace row takes: its twelve columns in shortest
+/// round-trip decimals, as measured on the shipped scenarios' goldens
+/// (60–90), rounded up; an optional column adds about 12.
+pub fn trace_row_bytes(optional_columns: usize) -> f64 {
+    100.0 + 12.0 * optional_columns as f64
+}
+
+/// About how large a trace can grow, bytes, and of how many agents and
+/// recorded frames: every agent the populations declare alive in every frame.
+pub fn trace_bytes(header: &super::Header, populations: &[super::Population], columns: usize) -> (f64, u64, f64) {
+    let agents: u64 = populations.iter().map(|p| u64::from(p.max_count())).sum();
+    let frames = (header.steps() / u64::from(header.record_every.max(1))) as f64 + 1.0;
+    (agents as f64 * frames * trace_row_bytes(columns), agents, frames)
+}
+
 /// The procedural-population group size limit (Hocevar et al.).
 pub const MAX_PROCEDURAL_GROUP: u32 = 3;
 
