@@ -169,7 +169,7 @@ fn main() {
     // between cell centres, plus the own crowd's half disc; the other crowd's
     // half disc is its mover's width.
     let width = half_disc_radius(followers, spacing);
-    let clearance = ((2.0 * RADIUS).powi(2) + cell * cell).sqrt() + width;
+    let clearance = (4.0 * RADIUS * RADIUS + cell * cell).sqrt() + width;
     let own = open_depth(followers, spacing, cell);
     println!(
         "{SIDE}² bitmap, {cell} m cells; two crowds of {followers}, spacing {spacing} m, clearance {clearance} m, \

@@ -226,7 +226,8 @@ impl Flock {
 
     fn goal_distance(&self, i: usize) -> f64 {
         let s = &self.s;
-        ((s.gx[i] - s.px[i]).powi(2) + (s.gy[i] - s.py[i]).powi(2)).sqrt()
+        let (dx, dy) = (s.gx[i] - s.px[i], s.gy[i] - s.py[i]);
+        (dx * dx + dy * dy).sqrt()
     }
 }
 

@@ -235,7 +235,7 @@ impl Crossing {
             next.extend((0..n).map(|i| this.new_velocity(i, &mut near, &mut neighbours)));
         }
         // ORCA holds agents in contact to within f32 rounding: count only real overlaps.
-        let touching = (0.99 * 2.0 * RADIUS).powi(2);
+        let touching = (0.99 * 2.0 * RADIUS) * (0.99 * 2.0 * RADIUS);
         let mut min_d2 = f64::INFINITY;
         let mut overlapping = 0;
         let mut clearance = f64::INFINITY;

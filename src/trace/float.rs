@@ -249,6 +249,9 @@ fn write_fixed_std(out: &mut Vec<u8>, x: f64, decimals: u8) {
 }
 
 #[cfg(test)]
+// Powers of ten and two make the inputs of the property tests below; no
+// trace depends on them.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -194,5 +194,6 @@ pub(super) fn planners(program: &Program) -> impl Iterator<Item = (Option<(u32, 
 /// radii, widened so that walking between cell centres (one cell per tick
 /// each, never swapping) they stay two radii apart between ticks too.
 fn clearance(radius: f64, cell: f64) -> f64 {
-    ((2.0 * radius).powi(2) + cell * cell).sqrt()
+    let d = 2.0 * radius;
+    (d * d + cell * cell).sqrt()
 }
