@@ -60,6 +60,7 @@ fn compare(dir: &Path, scenario: &str, area: &str, step: u32) {
 }
 
 #[test]
+#[cfg_attr(no_pedpy, ignore = "python3 with pedpy is not installed (pip install pedpy); CI runs it")]
 fn pedpy_reads_the_trace_and_agrees_on_density_and_speed() {
     if !pedpy_available() {
         assert!(std::env::var_os("CI").is_none(), "PedPy is missing in CI (.ci/run installs it with pip)");

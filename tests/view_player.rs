@@ -131,6 +131,7 @@ fn the_page_is_self_contained_and_stable() {
 }
 
 #[test]
+#[cfg_attr(no_chromium, ignore = "Chromium is not installed (or set CROWD_CHROMIUM); CI runs it")]
 fn the_player_shows_frames_and_plays_in_chromium() {
     let Some(browser) = browser_or_skip("the_player_shows_frames_and_plays_in_chromium") else { return };
     let dir = temp_dir("view-chromium");
@@ -188,6 +189,7 @@ fn the_player_shows_frames_and_plays_in_chromium() {
 }
 
 #[test]
+#[cfg_attr(no_chromium, ignore = "Chromium is not installed (or set CROWD_CHROMIUM); CI runs it")]
 fn ten_thousand_agents_draw_quickly() {
     let Some(browser) = browser_or_skip("ten_thousand_agents_draw_quickly") else { return };
     let dir = temp_dir("view-10k");
