@@ -67,3 +67,37 @@ fn a_killed_run_leaves_no_partial_trace() {
     assert!(fs::read(dir.join("trace.csv")).unwrap() == previous, "the previous trace was damaged");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[cfg(unix)]
+fn an_interrupted_run_stops_within_a_second_says_where_and_leaves_no_file() {
+    let dir = temp_dir("interrupt");
+    fs::write(dir.join("long.crowd"), LONG).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(["run", "long.crowd", "--out", "trace.csv"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("crowd starts");
+    let start = Instant::now();
+    let writing = || {
+        fs::read_dir(&dir).unwrap().filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+    };
+    while !writing() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(writing(), "the run never started writing");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let stopped = sent.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted at step"), "{err}");
+    assert!(stopped < Duration::from_secs(1), "took {stopped:?} to stop");
+    assert!(!dir.join("trace.csv").exists() && !dir.join("trace.meta.json").exists());
+    assert!(!writing(), "a temporary file was left behind");
+    fs::remove_dir_all(&dir).unwrap();
+}

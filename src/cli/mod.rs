@@ -86,6 +86,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The exit code of a command stopped by an interrupt (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// Set when the user interrupts (Ctrl-C): runs stop after their current step,
+/// their temporary files are removed and nothing takes a final name.
+pub fn interrupted() -> &'static std::sync::atomic::AtomicBool {
+    static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    static HANDLER: std::sync::Once = std::sync::Once::new();
+    HANDLER.call_once(|| {
+        // Without a handler (another one is installed), Ctrl-C ends the process as usual.
+        let _ = ctrlc::set_handler(|| FLAG.store(true, std::sync::atomic::Ordering::Relaxed));
+    });
+    &FLAG
+}
+
 /// A failure outside the user's scenario text: a usage or I/O error (exit 2),
 /// or a scenario that does not compile or run (exit 1).
 pub struct Failure {

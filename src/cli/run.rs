@@ -78,6 +78,7 @@ struct Report {
 pub(crate) fn sim_failure(e: SimError) -> Failure {
     match e {
         SimError::Record(io) => Failure::io(format!("cannot write the trace: {io}")),
+        SimError::Interrupted { .. } => Failure { code: super::INTERRUPTED_EXIT, message: e.to_string() },
         other => Failure::failed(other.to_string()),
     }
 }
@@ -194,7 +195,8 @@ fn simulate(
     let mut ended = None;
     let (outcome, rows) = record_to(w, &sim::labels(program), &program.output.columns, precision, |csv| {
         let mut progress = Progress::new(program.header.steps());
-        let outcome = crate::run(program, seed, csv, &mut |done, _| progress.tick(done))?;
+        let run = sim::Run { stop: Some(super::interrupted()), ..sim::Run::new(program, seed) };
+        let outcome = run.go(csv, &mut |done, _| progress.tick(done))?;
         progress.done();
         ended = Some(Instant::now());
         Ok::<_, SimError>(outcome)

@@ -22,6 +22,8 @@ pub enum SimError {
     Model { step: u64, t: f64, message: String },
     /// Writing the trace failed.
     Record(io::Error),
+    /// Stopped from outside (an interrupt) before the step at `step` (`t` s).
+    Interrupted { step: u64, t: f64 },
 }
 
 impl fmt::Display for SimError {
@@ -50,6 +52,9 @@ impl fmt::Display for SimError {
                 write!(f, "at step {step} (t = {t} s): {message}; the run was stopped and no trace was written")
             }
             SimError::Record(e) => write!(f, "cannot write the trace: {e}"),
+            SimError::Interrupted { step, t } => {
+                write!(f, "interrupted at step {step} (t = {t} s): the run was stopped before its end")
+            }
         }
     }
 }

@@ -809,11 +809,13 @@ pub struct Run<'p> {
     /// Other runs use the pool at the same time (`crowd batch`): helper
     /// threads sleep as soon as a pass leaves them without work.
     pub shares_pool: bool,
+    /// Set by someone else (an interrupt) to stop the run after its current step.
+    pub stop: Option<&'p std::sync::atomic::AtomicBool>,
 }
 
 impl<'p> Run<'p> {
     pub fn new(program: &'p Program, seed: u64) -> Run<'p> {
-        Run { program, seed, shares_pool: false }
+        Run { program, seed, shares_pool: false, stop: None }
     }
 
     /// Runs to the end, handing frames to `recorder` (frame 0 is the initial
@@ -829,6 +831,10 @@ impl<'p> Run<'p> {
         sim.start(recorder)?;
         let total = sim.total_steps();
         while !sim.finished() {
+            if self.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                let step = sim.steps_done();
+                return Err(SimError::Interrupted { step, t: sim.time(step) });
+            }
             sim.step(recorder)?;
             progress(sim.steps_done(), total);
         }
