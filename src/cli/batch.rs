@@ -2,11 +2,17 @@
 //!
 //! Each seed writes `DIR/seed-<n>.csv` and then `DIR/seed-<n>.meta.json`; the
 //! metadata, written last, marks the run complete, so re-running skips seeds
-//! whose two files exist (and takes their summary from the metadata).
+//! whose run is complete (and takes their summary from the metadata).
 //! `DIR/summary.csv` gets one row per seed, in seed order. Every file is the
 //! same whatever `--jobs` is.
+//!
+//! A folder holds the runs of one batch: one scenario, as one text, made by
+//! one `crowd` version with one `--precision`. A batch refuses a folder whose
+//! metadata says otherwise before it runs anything, rather than skip runs of
+//! something else as complete, or overwrite them and leave a folder of both.
 
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -22,6 +28,7 @@ use crate::sim::{self, Run, SimError};
 use crate::trace::csv::CsvWriter;
 use crate::trace::float::format_f64;
 use crate::trace::frame::Both;
+use crate::trace::meta::{scenario_hash, CROWD_VERSION};
 use crate::trace::metrics::Summary;
 use crate::trace::{meta_path, write_atomic, write_atomic_with};
 
@@ -77,13 +84,20 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     let program = &compiled.program;
     // Refuse unimplemented models once, before any run.
     sim::runnable(program).map_err(sim_failure)?;
+    let ours = Identity {
+        name: program.name.clone(),
+        hash: scenario_hash(file.text.as_bytes()),
+        version: CROWD_VERSION.into(),
+        precision: args.precision.map(u64::from),
+    };
+    check_folder(&args.out, &ours, &file.name)?;
     fs::create_dir_all(&args.out).map_err(|e| Failure::io(format!("cannot create {}: {e}", args.out.display())))?;
     let seeds: Vec<u64> = (args.seeds.first..=args.seeds.last).collect();
     let results: Vec<Result<(Vec<f64>, bool), Failure>> = sim::with_threads(args.jobs.map(usize::from), || {
         seeds
             .par_iter()
             .with_max_len(1)
-            .map(|&seed| one_seed(program, &file, &args.out, seed, args.precision))
+            .map(|&seed| one_seed(program, &file, &ours, &args.out, seed, args.precision))
             .collect()
     })
     .map_err(Failure::io)?;
@@ -123,23 +137,100 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What the metadata says a run is a run of: everything that decides its
+/// files but the seed.
+#[derive(Clone, Debug, PartialEq)]
+struct Identity {
+    name: String,
+    hash: String,
+    version: String,
+    /// `--precision`, `None` for the shortest exact form.
+    precision: Option<u64>,
+}
+
+impl Identity {
+    /// `None` for a document that is not a run's metadata.
+    fn of(meta: &serde_json::Value) -> Option<Identity> {
+        let text = |pointer: &str| meta.pointer(pointer).and_then(serde_json::Value::as_str).map(String::from);
+        Some(Identity {
+            name: text("/scenario/name")?,
+            hash: text("/scenario/hash")?,
+            version: text("/crowd_version")?,
+            precision: meta.get("precision_decimals").and_then(serde_json::Value::as_u64),
+        })
+    }
+}
+
+/// Refuses `dir` if the metadata of any run in it, in or out of the range of
+/// seeds asked for, says it is a run of another batch. Metadata that cannot
+/// be read says nothing: its seed is run again when asked for.
+fn check_folder(dir: &Path, ours: &Identity, scenario_file: &str) -> Result<(), Failure> {
+    // A folder that cannot be listed is created or reported as such next.
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    let mut seeds: Vec<u64> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name();
+            name.to_str()?.strip_prefix("seed-")?.strip_suffix(".meta.json")?.parse().ok()
+        })
+        .collect();
+    // The lowest seed first, so that the same folder gives the same message.
+    seeds.sort_unstable();
+    for seed in seeds {
+        let name = format!("seed-{seed}.meta.json");
+        let found = fs::read(dir.join(&name))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|meta| Identity::of(&meta));
+        match found {
+            Some(found) if found != *ours => {
+                let why = mismatch(&found, ours, scenario_file);
+                return Err(Failure::io(format!(
+                    "the folder {} holds another batch's runs: {} {why}\n  \
+                     help: choose another --out folder, or remove {} (or move it aside) to run this batch there",
+                    dir.display(),
+                    dir.join(&name).display(),
+                    dir.display()
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// How the run `found` differs from this batch, the first difference only.
+fn mismatch(found: &Identity, ours: &Identity, scenario_file: &str) -> String {
+    let precision =
+        |p: Option<u64>| p.map_or_else(|| "without --precision".into(), |p| format!("with --precision {p}"));
+    if found.name != ours.name {
+        format!("is a run of scenario `{}`, this batch runs scenario `{}` ({scenario_file})", found.name, ours.name)
+    } else if found.hash != ours.hash {
+        format!(
+            "is a run of scenario `{}` as another text ({}); {scenario_file} is now {} (edited since the run?)",
+            found.name, found.hash, ours.hash
+        )
+    } else if found.version != ours.version {
+        format!("was made by crowd {}; this is crowd {}", found.version, ours.version)
+    } else {
+        format!("was written {}; this batch writes {}", precision(found.precision), precision(ours.precision))
+    }
+}
+
 /// Runs one seed unless its outputs are complete; returns its summary values
 /// and whether it was skipped.
 fn one_seed(
     program: &Program,
     file: &SourceFile,
+    ours: &Identity,
     dir: &Path,
     seed: u64,
     precision: Option<u8>,
 ) -> Result<(Vec<f64>, bool), Failure> {
     let csv_path = dir.join(format!("seed-{seed}.csv"));
-    if csv_path.is_file() {
-        let columns = Summary::for_program(program).columns();
-        if let Some(values) =
-            fs::read_to_string(meta_path(&csv_path)).ok().and_then(|m| summary_from_meta(&m, &columns))
-        {
-            return Ok((values, true));
-        }
+    let columns = Summary::for_program(program).columns();
+    if let Some(values) = complete_run(&csv_path, ours, seed, &columns) {
+        return Ok((values, true));
     }
     let mut summary = Summary::for_program(program);
     let mut result = None;
@@ -158,10 +249,41 @@ fn one_seed(
     Ok((values.into_iter().map(|(_, v)| v).collect(), false))
 }
 
-fn summary_from_meta(text: &str, columns: &[String]) -> Option<Vec<f64>> {
-    let doc: serde_json::Value = serde_json::from_str(text).ok()?;
-    let s = doc.get("summary")?;
-    columns.iter().map(|c| s.get(c).and_then(serde_json::Value::as_f64)).collect()
+/// The summary values of the run at `csv_path` if it is a complete run of
+/// this batch's `seed`: its metadata is this batch's and this seed's and
+/// holds a value for each summary column, and its trace has the header and
+/// the number of rows the metadata records.
+fn complete_run(csv_path: &Path, ours: &Identity, seed: u64, columns: &[String]) -> Option<Vec<f64>> {
+    let meta: serde_json::Value = serde_json::from_slice(&fs::read(meta_path(csv_path)).ok()?).ok()?;
+    if Identity::of(&meta).as_ref() != Some(ours) || meta.get("seed")?.as_u64()? != seed {
+        return None;
+    }
+    let summary = meta.get("summary")?;
+    let values = columns.iter().map(|c| summary.get(c).and_then(serde_json::Value::as_f64)).collect::<Option<_>>()?;
+    let header: Vec<&str> =
+        meta.get("columns")?.as_array()?.iter().map(serde_json::Value::as_str).collect::<Option<_>>()?;
+    let rows = meta.get("rows")?.as_u64()?;
+    let (first, lines) = first_line_and_count(csv_path).ok()?;
+    (first == header.join(",") && lines == rows + 1).then_some(values)
+}
+
+/// The first line of a file and its number of lines, read in blocks: a
+/// batch's traces can be large, and each is read through on a re-run.
+fn first_line_and_count(path: &Path) -> std::io::Result<(String, u64)> {
+    let mut r = BufReader::with_capacity(1 << 16, fs::File::open(path)?);
+    let mut first = Vec::new();
+    r.read_until(b'\n', &mut first)?;
+    let mut lines = u64::from(first.pop_if(|&mut b| b == b'\n').is_some());
+    loop {
+        let block = r.fill_buf()?;
+        if block.is_empty() {
+            break;
+        }
+        lines += block.iter().filter(|&&b| b == b'\n').count() as u64;
+        let n = block.len();
+        r.consume(n);
+    }
+    Ok((String::from_utf8_lossy(&first).into_owned(), lines))
 }
 
 #[cfg(test)]

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{load, print_out, write_atomic, Failure};
-use crate::hash::fnv1a64;
 use crate::ir::{Program, Rect, Vec2};
 use crate::trace::float::{format_f64, format_fixed};
 use crate::trace::measure::report::{Measured, Metric, FRAME_COLUMNS};
 use crate::trace::measure::{measure, Options, Trace, Value};
+use crate::trace::meta::scenario_hash;
 use crate::trace::meta_path;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -107,7 +107,7 @@ fn warn_if_stale(trace: &Path, scenario: &[u8]) {
     let Ok(meta) = std::fs::read(meta_path(trace)) else { return };
     let Ok(json) = serde_json::from_slice::<serde_json::Value>(&meta) else { return };
     let Some(hash) = json.pointer("/scenario/hash").and_then(|h| h.as_str()) else { return };
-    let now = format!("fnv1a64:{:016x}", fnv1a64(scenario));
+    let now = scenario_hash(scenario);
     if hash != now {
         eprintln!(
             "warning: {} was written from a scenario with hash {hash}; this scenario's is {now} (edited since the run?)",

@@ -16,6 +16,14 @@ use crate::math;
 /// Segments used for a circle in the walkable-area outline.
 const CIRCLE_SEGMENTS: u32 = 64;
 
+/// The `crowd_version` a run records.
+pub const CROWD_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The `scenario.hash` a run of a scenario file with these bytes records.
+pub fn scenario_hash(bytes: &[u8]) -> String {
+    format!("fnv1a64:{:016x}", fnv1a64(bytes))
+}
+
 /// What a run adds to the scenario's own description.
 #[derive(Clone, Debug)]
 pub struct RunInfo<'a> {
@@ -50,10 +58,10 @@ pub fn meta_json(program: &Program, info: &RunInfo<'_>) -> String {
         "scenario": {
             "name": program.name,
             "file": info.scenario_file,
-            "hash": format!("fnv1a64:{:016x}", fnv1a64(info.scenario_bytes)),
+            "hash": scenario_hash(info.scenario_bytes),
         },
         "seed": info.seed,
-        "crowd_version": env!("CARGO_PKG_VERSION"),
+        "crowd_version": CROWD_VERSION,
         "time_step_s": h.dt,
         "record_every_steps": h.record_every,
         "frame_rate_hz": h.frame_rate(),

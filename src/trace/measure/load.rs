@@ -6,6 +6,8 @@
 //!   frames are numbered from 0 without gaps (a frame without rows has an
 //!   empty span and a time interpolated from the frame interval);
 //! - every number is finite;
+//! - every row has as many fields as the header, the header names each
+//!   column it reads once, and time never goes back from frame to frame;
 //! - label tables (`populations`, `states`, `goals`) list names in the order of
 //!   their first appearance in the file, so indices never depend on hashing;
 //! - only `id`, `frame`, `t`, `x` and `y` are required: without `vx, vy` the
@@ -29,6 +31,24 @@ pub const DEFAULT_RADIUS: f64 = 0.25;
 /// gigabytes of empty frames.
 const FRAMES_PER_ROW: u64 = 100;
 const FRAME_MARGIN: u64 = 1_000_000;
+/// The columns the reader takes values from.
+const READ_COLUMNS: [&str; 15] = [
+    "id",
+    "frame",
+    "t",
+    "x",
+    "y",
+    "vx",
+    "vy",
+    "ori_x",
+    "ori_y",
+    "population",
+    "group",
+    "state",
+    "goal",
+    "radius",
+    "formation",
+];
 
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
@@ -56,7 +76,7 @@ pub struct Trace {
     /// The `radius` column, when the trace has one.
     pub radius: Option<Vec<f64>>,
     /// The `formation` column: [`crate::ir::FormationKind::index`],
-    /// or [`NONE`] (an empty cell or a name it lacks); empty without the column.
+    /// or [`NONE`] for an empty cell; empty without the column.
     pub formation: Vec<u32>,
     /// Per-agent tracks, by increasing id.
     pub tracks: Tracks,
@@ -162,6 +182,21 @@ impl Trace {
         if header.iter().all(|h| h.is_empty()) {
             return Err("the trace is empty (no header row)".into());
         }
+        // A column named twice is ambiguous: whichever one the reader took,
+        // the other's values would be ignored without a word.
+        for name in READ_COLUMNS {
+            let at: Vec<String> =
+                header.iter().enumerate().filter(|(_, h)| *h == name).map(|(k, _)| (k + 1).to_string()).collect();
+            if let [first @ .., last] = &at[..] {
+                if !first.is_empty() {
+                    let times = if at.len() == 2 { "twice".to_string() } else { format!("{} times", at.len()) };
+                    return Err(format!(
+                        "the header names column `{name}` {times} (columns {} and {last})",
+                        first.join(", ")
+                    ));
+                }
+            }
+        }
         let find = |name: &str| header.iter().position(|h| h == name);
         let need = |name: &str| find(name).ok_or_else(|| format!("the trace has no `{name}` column"));
         let pair = |a: &str, b: &str| -> Result<Option<(usize, usize)>, String> {
@@ -191,6 +226,8 @@ impl Trace {
         let mut radius = Vec::new();
         let (mut pops, mut states, mut goals) = (Names::default(), Names::default(), Names::default());
         let mut frame_t: Vec<Option<f64>> = Vec::new();
+        // The last frame with rows and its time.
+        let mut last_timed: Option<(u64, f64)> = None;
         let mut record = csv::ByteRecord::new();
         let mut line = 1usize;
         loop {
@@ -200,6 +237,17 @@ impl Trace {
                 Err(e) => return Err(format!("cannot read the row after line {line}: {e}")),
             }
             line = record.position().map_or(line + 1, |p| p.line() as usize);
+            // A short row would read its missing cells as empty and a long one
+            // would lose its extra cells: either way the values land in the
+            // wrong columns, or in none.
+            if record.len() != header.len() {
+                return Err(format!(
+                    "line {line}: expected {} fields, as in the header, found {} \
+                     (a comma missing or too many, or a quote left open?)",
+                    header.len(),
+                    record.len()
+                ));
+            }
             let field = |k: usize| record.get(k).unwrap_or(b"");
             let text = |k: usize| String::from_utf8_lossy(field(k)).into_owned();
             let num = |k: usize| -> Result<f64, String> {
@@ -240,7 +288,15 @@ impl Trace {
             }
             let f = frame as usize;
             match frame_t[f] {
-                None => frame_t[f] = Some(t),
+                None => {
+                    if let Some((before, t_before)) = last_timed.filter(|&(_, tb)| t < tb) {
+                        return Err(format!(
+                            "line {line}: frame {frame} has t = {t}, earlier than t = {t_before} in frame {before}"
+                        ));
+                    }
+                    frame_t[f] = Some(t);
+                    last_timed = Some((frame, t));
+                }
                 Some(t0) if (t0 - t).abs() > 1e-9 * t0.abs().max(1.0) => {
                     return Err(format!("line {line}: t = {t} differs from t = {t0} earlier in frame {frame}"));
                 }
@@ -258,7 +314,13 @@ impl Trace {
             if let Some((ox, oy)) = c.ori {
                 out.ori.push(Vec2::new(num(ox)?, num(oy)?));
             }
-            out.population.push(c.population.map_or(0, |k| pops.get(field(k))));
+            out.population.push(match c.population.map(field) {
+                None => 0,
+                // Every agent belongs to a population; an empty name would be
+                // measured and drawn as a population of its own.
+                Some(b"") => return Err(format!("line {line}: the `population` cell is empty")),
+                Some(name) => pops.get(name),
+            });
             out.group.push(match c.group.map(field) {
                 None | Some(b"") => NONE,
                 Some(g) => {
@@ -273,8 +335,16 @@ impl Trace {
                 Some(g) => goals.get(g),
             });
             if let Some(k) = c.formation {
-                let kind = crate::ir::FormationKind::from_name(field(k));
-                out.formation.push(kind.map_or(NONE, |k| k.index()));
+                out.formation.push(match field(k) {
+                    b"" => NONE,
+                    name => crate::ir::FormationKind::from_name(name).map(|k| k.index()).ok_or_else(|| {
+                        let known = crate::ir::FormationKind::ALL.map(|k| k.name()).join(", ");
+                        format!(
+                            "line {line}: `{}` in column `formation` is not a formation ({known}, or empty)",
+                            text(k)
+                        )
+                    })?,
+                });
             }
             if let Some(k) = c.radius {
                 let r = num(k)?;
@@ -419,5 +489,23 @@ mod tests {
         assert!(err("id,frame,t,x,y\n1,0,0,0,1\n0,0,0,0,1\n").contains("out of order"));
         assert!(err("id,frame,t,x,y\n0,1,1,0,1\n0,0,0,0,1\n").contains("comes after"));
         assert!(err("id,frame,t,x,y,vx\n0,0,0,0,1,1\n").contains("no `vy`"));
+        assert!(err("id,frame,t,x,y\n0,0,0,0,1\n1,0,0,0\n")
+            .contains("line 3: expected 5 fields, as in the header, found 4"));
+        assert!(err("id,frame,t,x,y\n0,0,0,0,1,7\n").contains("line 2: expected 5 fields, as in the header, found 6"));
+        assert!(err("id,frame,t,x,y\n0,0,0,\"0,1\n1,0,0,0,1\n").contains("line 2: expected 5 fields"));
+        assert!(err("id,frame,t,x,y,x\n0,0,0,0,1,2\n").contains("column `x` twice (columns 4 and 6)"));
+        assert!(err("id,frame,t,x,y\n0,0,0,0,1\n0,1,1,0,1\n0,2,0.5,0,1\n")
+            .contains("line 4: frame 2 has t = 0.5, earlier than t = 1 in frame 1"));
+        assert!(err("id,frame,t,x,y,population\n0,0,0,0,1,\n").contains("line 2: the `population` cell is empty"));
+        assert!(err("id,frame,t,x,y,formation\n0,0,0,0,1,vee\n").contains("line 2: `vee` in column `formation`"));
+    }
+
+    #[test]
+    fn frames_may_repeat_a_rounded_time_and_formations_may_be_empty() {
+        // `--precision 0` with frames 0.6 s apart: 0, 1, 1, 2.
+        let csv = "id,frame,t,x,y,formation\n0,0,0,0,0,\n0,1,1,1,0,v\n0,2,1,2,0,river\n0,3,2,3,0,side_by_side\n";
+        let t = Trace::parse(csv.as_bytes()).unwrap();
+        assert_eq!(t.formation[0], NONE);
+        assert_eq!(t.formation[1], crate::ir::FormationKind::V.index());
     }
 }
