@@ -101,3 +101,44 @@ fn an_interrupted_run_stops_within_a_second_says_where_and_leaves_no_file() {
     assert!(!writing(), "a temporary file was left behind");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[cfg(unix)]
+fn an_interrupted_batch_stops_within_a_second_and_keeps_only_complete_runs() {
+    let dir = temp_dir("interrupt-batch");
+    fs::write(dir.join("long.crowd"), LONG).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(["batch", "long.crowd", "--seeds", "1..4", "--jobs", "2", "--out", "runs"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("crowd starts");
+    let runs = dir.join("runs");
+    let start = Instant::now();
+    let writing = || {
+        fs::read_dir(&runs)
+            .map(|d| d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-")))
+            .unwrap_or(false)
+    };
+    while !writing() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(writing(), "the batch never started writing");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let stopped = sent.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted: 0 of 4 run(s) complete"), "{err}");
+    assert!(stopped < Duration::from_secs(1), "took {stopped:?} to stop");
+    let left: Vec<String> = fs::read_dir(&runs)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    fs::remove_dir_all(&dir).unwrap();
+}

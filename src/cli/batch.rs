@@ -101,6 +101,19 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
             .collect()
     })
     .map_err(Failure::io)?;
+    if super::interrupted().load(std::sync::atomic::Ordering::Relaxed) {
+        // Runs in flight stopped after their step and left no file; finished ones are complete.
+        let done = results.iter().filter(|r| r.is_ok()).count();
+        return Err(Failure {
+            code: super::INTERRUPTED_EXIT,
+            message: format!(
+                "interrupted: {done} of {} run(s) complete in {}, the others not written; the same command \
+                 finishes the batch (complete runs are kept)",
+                seeds.len(),
+                args.out.display()
+            ),
+        });
+    }
     let mut summary = String::from("seed,");
     summary.push_str(&Summary::for_program(program).columns().join(","));
     summary.push('\n');
@@ -237,7 +250,7 @@ fn one_seed(
     write_atomic_with(&csv_path, |w| -> Result<(), SimError> {
         let mut csv = CsvWriter::new(w, &sim::labels(program), &program.output.columns, precision)?;
         // The seeds' runs share the pool.
-        let run = Run { shares_pool: true, ..Run::new(program, seed) };
+        let run = Run { shares_pool: true, stop: Some(super::interrupted()), ..Run::new(program, seed) };
         let outcome = run.go(&mut Both(&mut csv, &mut summary), &mut |_, _| {})?;
         result = Some((outcome, csv.rows()));
         Ok(())
