@@ -22,23 +22,44 @@ population west { count 1500; spawn in b; goal region a; behaviour go }
 behaviour go { seek goal using straight }
 ";
 
-/// Starts a run, waits until it is writing, kills it (SIGKILL on Unix) and waits for it.
-fn run_and_kill(dir: &Path, out: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crowd"))
-        .args(["run", "long.crowd", "--out", out])
+/// Whether a temporary file (a write under way) is in `folder`.
+fn writing(folder: &Path) -> bool {
+    fs::read_dir(folder)
+        .map(|d| d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-")))
+        .unwrap_or(false)
+}
+
+/// Starts `crowd ARGS` in `dir` and returns once it has been writing into
+/// `folder` for a moment.
+fn start_writing(dir: &Path, args: &[&str], folder: &Path, stderr: Stdio) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(args)
         .current_dir(dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("crowd starts");
     let start = Instant::now();
-    let writing =
-        || fs::read_dir(dir).unwrap().filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-"));
-    while !writing() && start.elapsed() < Duration::from_secs(20) {
+    while !writing(folder) && start.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(writing(), "the run never started writing");
+    assert!(writing(folder), "{args:?} never started writing");
     std::thread::sleep(Duration::from_millis(300));
+    child
+}
+
+/// Sends SIGINT to `child` and waits for it: its exit code, its stderr, and how long it took to stop.
+#[cfg(unix)]
+fn interrupt(child: std::process::Child) -> (Option<i32>, String, Duration) {
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), sent.elapsed())
+}
+
+/// Starts a run, waits until it is writing, kills it (SIGKILL on Unix) and waits for it.
+fn run_and_kill(dir: &Path, out: &str) {
+    let mut child = start_writing(dir, &["run", "long.crowd", "--out", out], dir, Stdio::null());
     assert!(child.try_wait().unwrap().is_none(), "the run finished before it could be killed");
     child.kill().unwrap();
     child.wait().unwrap();
@@ -73,32 +94,13 @@ fn a_killed_run_leaves_no_partial_trace() {
 fn an_interrupted_run_stops_within_a_second_says_where_and_leaves_no_file() {
     let dir = temp_dir("interrupt");
     fs::write(dir.join("long.crowd"), LONG).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_crowd"))
-        .args(["run", "long.crowd", "--out", "trace.csv"])
-        .current_dir(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("crowd starts");
-    let start = Instant::now();
-    let writing = || {
-        fs::read_dir(&dir).unwrap().filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-"))
-    };
-    while !writing() && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(writing(), "the run never started writing");
-    std::thread::sleep(Duration::from_millis(300));
-    let sent = Instant::now();
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let out = child.wait_with_output().unwrap();
-    let stopped = sent.elapsed();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    let child = start_writing(&dir, &["run", "long.crowd", "--out", "trace.csv"], &dir, Stdio::piped());
+    let (code, err, stopped) = interrupt(child);
+    assert_eq!(code, Some(130), "{err}");
     assert!(err.contains("interrupted at step"), "{err}");
     assert!(stopped < Duration::from_secs(1), "took {stopped:?} to stop");
     assert!(!dir.join("trace.csv").exists() && !dir.join("trace.meta.json").exists());
-    assert!(!writing(), "a temporary file was left behind");
+    assert!(!writing(&dir), "a temporary file was left behind");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -107,31 +109,11 @@ fn an_interrupted_run_stops_within_a_second_says_where_and_leaves_no_file() {
 fn an_interrupted_batch_stops_within_a_second_and_keeps_only_complete_runs() {
     let dir = temp_dir("interrupt-batch");
     fs::write(dir.join("long.crowd"), LONG).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_crowd"))
-        .args(["batch", "long.crowd", "--seeds", "1..4", "--jobs", "2", "--out", "runs"])
-        .current_dir(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("crowd starts");
     let runs = dir.join("runs");
-    let start = Instant::now();
-    let writing = || {
-        fs::read_dir(&runs)
-            .map(|d| d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().contains(".tmp-")))
-            .unwrap_or(false)
-    };
-    while !writing() && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(writing(), "the batch never started writing");
-    std::thread::sleep(Duration::from_millis(300));
-    let sent = Instant::now();
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let out = child.wait_with_output().unwrap();
-    let stopped = sent.elapsed();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    let args = ["batch", "long.crowd", "--seeds", "1..4", "--jobs", "2", "--out", "runs"];
+    let child = start_writing(&dir, &args, &runs, Stdio::piped());
+    let (code, err, stopped) = interrupt(child);
+    assert_eq!(code, Some(130), "{err}");
     assert!(err.contains("interrupted: 0 of 4 run(s) complete"), "{err}");
     assert!(stopped < Duration::from_secs(1), "took {stopped:?} to stop");
     let left: Vec<String> = fs::read_dir(&runs)
