@@ -11,11 +11,9 @@ use std::path::Path;
 use std::process::Command;
 
 mod cli_support;
+mod tools;
 use cli_support::{crowd, temp_dir};
-
-fn pedpy_available() -> bool {
-    Command::new("python3").args(["-c", "import pedpy, pandas, shapely"]).output().is_ok_and(|o| o.status.success())
-}
+use tools::pedpy_available;
 
 /// Runs a scenario, measures it in `area` with `crowd metrics`, and lets the
 /// script compare PedPy's numbers with crowd's.

@@ -14,18 +14,9 @@ use std::time::{Duration, Instant};
 use resvg::tiny_skia::Pixmap;
 
 mod cli_support;
+mod tools;
 use cli_support::{crowd, temp_dir};
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CROWD_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
-        .find(|p| p.is_file())
-}
+use tools::chromium;
 
 /// The browser, or `None` (skip) outside CI; in CI a missing browser fails the test.
 fn browser_or_skip(test: &str) -> Option<PathBuf> {

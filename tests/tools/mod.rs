@@ -1,0 +1,24 @@
+//! The outside tools some tests need, looked for the same way by those
+//! tests and by `build.rs`, which marks the tests ignored outside CI when
+//! their tool is missing.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Whether `python3` can import PedPy and what the comparison script uses.
+pub fn pedpy_available() -> bool {
+    Command::new("python3").args(["-c", "import pedpy, pandas, shapely"]).output().is_ok_and(|o| o.status.success())
+}
+
+/// `CROWD_CHROMIUM`, else the first Chromium or Chrome on `PATH`.
+pub fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CROWD_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
+        .find(|p| p.is_file())
+}
