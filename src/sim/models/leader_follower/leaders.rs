@@ -70,15 +70,15 @@ impl Planner {
         self.courses.retain(|c| alive(c.id));
     }
 
-    fn potential(&mut self, goal: u32) -> &[u32] {
-        let k = match self.potentials.iter().position(|(g, _)| *g == goal) {
+    /// The index of the NF1 potential of `goal` in `potentials`, made if new.
+    fn potential(&mut self, goal: u32) -> usize {
+        match self.potentials.iter().position(|(g, _)| *g == goal) {
             Some(k) => k,
             None => {
                 self.potentials.push((goal, ct_space::nf1(&self.map, goal)));
                 self.potentials.len() - 1
             }
-        };
-        &self.potentials[k].1
+        }
     }
 
     /// Plans `me` to `goal` at `point`, against the other `leaders` (§3.2;
@@ -122,11 +122,12 @@ impl Planner {
             )));
         }
         let check = if me.pairwise { Check::Pairwise } else { Check::Extended };
-        let potential = self.potential(end).to_vec();
+        let k = self.potential(end);
+        let potential = &self.potentials[k].1;
         if potential[start as usize] == UNREACHABLE {
             return Err(fail("its goal cannot be reached from where it stands, even with nobody else about".into()));
         }
-        let found = ct_space::plan(&self.map, &potential, &movers, &request, check).map_err(|no| {
+        let found = ct_space::plan(&self.map, potential, &movers, &request, check).map_err(|no| {
             fail(format!(
                 "the search gave up after {} expansions, every configuration up to tick {} visited \
                  (the other leaders block every way; plan them in another order, or widen the passage)",
@@ -177,15 +178,13 @@ impl Planner {
 
 /// The grid the scenario's CT-space planners share (the first one given).
 pub(super) fn grid(program: &Program) -> Option<(u32, u32)> {
-    planners(program).find_map(|(grid, _)| grid)
+    grids(program).find_map(|grid| grid)
 }
 
-/// Every `seek ... using ct_space`'s grid and whether it is crowd-aware.
-pub(super) fn planners(program: &Program) -> impl Iterator<Item = (Option<(u32, u32)>, bool)> + '_ {
+/// Every `seek ... using ct_space`'s grid (`None`: the paper's).
+pub(super) fn grids(program: &Program) -> impl Iterator<Item = Option<(u32, u32)>> + '_ {
     program.behaviours.iter().flat_map(|b| b.body.actions()).filter_map(|a| match a {
-        Action::Seek { planner, .. } if planner.kind == PlannerKind::CtSpace => {
-            Some((planner.grid, planner.crowd_aware))
-        }
+        Action::Seek { planner, .. } if planner.kind == PlannerKind::CtSpace => Some(planner.grid),
         _ => None,
     })
 }

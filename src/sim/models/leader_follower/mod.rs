@@ -180,7 +180,7 @@ impl Model for LeaderFollower {
     fn new(scene: &Scene) -> LeaderFollower {
         let program = scene.program;
         let used = program.behaviours.iter().flat_map(|b| b.body.actions()).any(|a| Self::how(a, &[]).is_some());
-        let grids: Vec<_> = leaders::planners(program).map(|(grid, _)| grid).collect();
+        let grids: Vec<_> = leaders::grids(program).collect();
         // Leaders plan against each other in one CT-space, so on one bitmap.
         let fault = grids.windows(2).any(|w| w[0] != w[1]).then(|| {
             "the leaders would plan on different bitmaps: give every `seek ... using ct_space` the same `grid X x Y`"
