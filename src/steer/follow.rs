@@ -42,13 +42,14 @@ fn at_most_one(v: Vec2) -> Vec2 {
     }
 }
 
-/// Separation: each neighbour within `view` pushes away with `1 − d/view`.
-pub fn separation(p: Vec2, neighbours: impl Iterator<Item = Vec2>, view: f64) -> Vec2 {
-    let push = neighbours.fold(Vec2::ZERO, |sum, q| match unit(p - q) {
-        Some(away) => sum + away * (1.0 - p.distance(q) / view).max(0.0),
-        None => sum,
-    });
-    at_most_one(push)
+/// One neighbour's part of the separation: within `view`, away from it with `1 − d/view`.
+pub fn push(p: Vec2, q: Vec2, view: f64) -> Vec2 {
+    unit(p - q).map_or(Vec2::ZERO, |away| away * (1.0 - p.distance(q) / view).max(0.0))
+}
+
+/// Separation: the neighbours' pushes summed, at most 1.
+pub fn separation(pushes: Vec2) -> Vec2 {
+    at_most_one(pushes)
 }
 
 /// Cohesion: towards the centroid of the group's neighbours in view.
@@ -111,12 +112,12 @@ mod tests {
     #[test]
     fn separation_fades_to_nothing_at_the_edge_of_the_view() {
         let p = Vec2::ZERO;
-        assert!(separation(p, [Vec2::new(4.0, 0.0)].into_iter(), 4.0).length() < EPS);
-        let s = separation(p, [Vec2::new(1.0, 0.0)].into_iter(), 4.0);
+        assert!(separation(push(p, Vec2::new(4.0, 0.0), 4.0)).length() < EPS);
+        let s = separation(push(p, Vec2::new(1.0, 0.0), 4.0));
         assert!((s - Vec2::new(-0.75, 0.0)).length() < EPS);
         // Many neighbours on one side push at most fully.
         let crowd = (0..10).map(|k| Vec2::new(0.5, 0.01 * f64::from(k)));
-        assert!(separation(p, crowd, 4.0).length() <= 1.0 + EPS);
+        assert!(separation(crowd.fold(Vec2::ZERO, |sum, q| sum + push(p, q, 4.0))).length() <= 1.0 + EPS);
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub(super) fn step(scene: &Scene, i: usize, me: &mut Follower, draws: &mut Draws
         |q: Vec2| params.view_angle >= std::f64::consts::TAU || (q - p).dot(heading) >= half_cone * (q - p).length();
 
     // Who it sees: everyone for separation, its own group for cohesion and alignment.
-    let mut seen = Vec::new();
+    let mut pushes = Vec2::ZERO;
     let (mut sum, mut vel, mut own) = (Vec2::ZERO, Vec2::ZERO, 0u32);
     let mut touching = false;
     scene.grid.for_each_near(p, view, |j, q| {
@@ -82,7 +82,7 @@ pub(super) fn step(scene: &Scene, i: usize, me: &mut Follower, draws: &mut Draws
         if j == i || d > view || !in_view(q) {
             return;
         }
-        seen.push(q);
+        pushes += follow::push(p, q, view);
         touching |= d < r + agents.radius[j] + CONTACT && lead.leader != Some(j);
         let g = scene.explicit_group[agents.mind[j].member.population.index()];
         if group != NONE && g == group {
@@ -113,7 +113,7 @@ pub(super) fn step(scene: &Scene, i: usize, me: &mut Follower, draws: &mut Draws
     let attraction =
         source(scene, i, lead, me).map_or(Vec2::ZERO, |(q, d)| follow::attraction(p, q, d, params.follow_distance));
     let mut forces = Forces {
-        separation: follow::separation(p, seen.into_iter(), view),
+        separation: follow::separation(pushes),
         cohesion: follow::cohesion(p, centroid, view),
         alignment: follow::alignment(mean_velocity, agents.speed[i]),
         obstacle: follow::repulsion(out, reach),
