@@ -127,3 +127,17 @@ fn render_says_when_the_runs_metadata_cannot_be_read_for_its_markers() {
     assert!(stderr(&out).contains("has no readable seed"), "{}", stderr(&out));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_batch_sweeps_the_temporary_files_killed_runs_left_in_its_folder() {
+    let dir = temp_dir("stale-temp-batch");
+    fs::write(dir.join("s.crowd"), SCENARIO).unwrap();
+    fs::create_dir_all(dir.join("runs")).unwrap();
+    let stale = dir.join(format!("runs/.seed-2.csv.tmp-{}-0", u32::MAX - 7));
+    fs::write(&stale, "id,frame").unwrap();
+    let out = crowd(&dir, &["batch", "s.crowd", "--seeds", "1..2", "--out", "runs"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stale.exists(), "the stale temporary file is still there");
+    fs::remove_dir_all(&dir).unwrap();
+}

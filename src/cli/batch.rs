@@ -93,6 +93,13 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     check_folder(&args.out, &ours, &file.name)?;
     fs::create_dir_all(&args.out).map_err(|e| Failure::io(format!("cannot create {}: {e}", args.out.display())))?;
     let seeds: Vec<u64> = (args.seeds.first..=args.seeds.last).collect();
+    let mut targets = vec![args.out.join("summary.csv")];
+    for seed in &seeds {
+        let csv = seed_trace(&args.out, *seed);
+        targets.push(meta_path(&csv));
+        targets.push(csv);
+    }
+    crate::trace::sweep_stale(&targets);
     let results: Vec<Result<(Vec<f64>, bool), Failure>> = sim::with_threads(args.jobs.map(usize::from), || {
         seeds
             .par_iter()
@@ -230,6 +237,11 @@ fn mismatch(found: &Identity, ours: &Identity, scenario_file: &str) -> String {
     }
 }
 
+/// The trace of `seed`'s run in the batch folder `dir`.
+fn seed_trace(dir: &Path, seed: u64) -> PathBuf {
+    dir.join(format!("seed-{seed}.csv"))
+}
+
 /// Runs one seed unless its outputs are complete; returns its summary values
 /// and whether it was skipped.
 fn one_seed(
@@ -240,7 +252,7 @@ fn one_seed(
     seed: u64,
     precision: Option<u8>,
 ) -> Result<(Vec<f64>, bool), Failure> {
-    let csv_path = dir.join(format!("seed-{seed}.csv"));
+    let csv_path = seed_trace(dir, seed);
     let columns = Summary::for_program(program).columns();
     if let Some(values) = complete_run(&csv_path, ours, seed, &columns) {
         return Ok((values, true));

@@ -128,6 +128,7 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     if !to_stdout {
         super::not_an_input(&out, &[&args.file])?;
         super::not_an_input(&meta_path(&out), &[&args.file])?;
+        crate::trace::sweep_stale(&[out.clone(), meta_path(&out)]);
     }
     let threads = args.threads.map(usize::from);
     let report = sim::with_threads(threads, || -> Result<Report, Failure> {

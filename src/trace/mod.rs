@@ -48,7 +48,6 @@ pub fn write_atomic_with<E: From<io::Error>>(
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir)?;
-    sweep_stale(&dir, path);
     let tmp = temp_path(&dir, path);
     let result = (|| {
         let file = File::create(&tmp)?;
@@ -72,20 +71,32 @@ pub fn write_atomic_with<E: From<io::Error>>(
     result
 }
 
-/// Removes the temporary files that killed writers of `path` left in `dir`:
-/// those whose process is gone. Where the system cannot say (no `/proc`),
-/// they stay: a live writer's file must never be taken from under it.
-fn sweep_stale(dir: &Path, path: &Path) {
+/// Removes the temporary files that killed writers of `targets` (files of
+/// one folder) left beside them: those whose process is gone. Where the
+/// system cannot say (no `/proc`), they stay: a live writer's file must
+/// never be taken from under it. One look at the folder for all targets, so
+/// a batch of many runs pays once.
+pub fn sweep_stale(targets: &[PathBuf]) {
     let proc = Path::new("/proc");
+    let Some(first) = targets.first() else { return };
     if !proc.is_dir() {
         return;
     }
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else { return };
-    let prefix = format!(".{name}.tmp-");
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let dir = match first.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut names: Vec<String> =
+        targets.iter().filter_map(|t| t.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+    names.sort_unstable();
+    let Ok(entries) = fs::read_dir(&dir) else { return };
     for entry in entries.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file.strip_prefix(&prefix) else { continue };
+        // `.NAME.tmp-PID-N`, as `temp_path` makes them.
+        let Some((name, rest)) = file.strip_prefix('.').and_then(|f| f.rsplit_once(".tmp-")) else { continue };
+        if names.binary_search_by(|n| n.as_str().cmp(name)).is_err() {
+            continue;
+        }
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
         if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
             let _ = fs::remove_file(entry.path());
