@@ -5,6 +5,7 @@
 //! index, parameters); no randomness, no printing; every sum over neighbours
 //! runs in the spatial index's fixed order, so results never depend on threads.
 
+pub mod boids;
 pub mod coherent;
 pub mod direct;
 pub mod enforce;
