@@ -110,6 +110,7 @@ pub(crate) fn write_meta(
         frames: outcome.frames,
         rows,
         agents: outcome.agents,
+        catches: outcome.catches.iter().map(|c| (c.step, c.predator, c.prey)).collect(),
         summary,
         precision,
     };

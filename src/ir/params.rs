@@ -108,6 +108,7 @@ parameters! {
         "catch_distance" catch_distance: Length = 0.5, 0.01, 100.0, "a predator catches prey closer than this";
         "cohesion" cohesion: Number = 1.0, 0.0, 100.0, "cohesion weight";
         "max_speed" max_speed: Speed = 2.0, 0.01, 100.0, "speed limit";
+        "predator_view_radius" predator_view_radius: Length = 20.0, 0.01, 1000.0, "radius of a predator's visibility sphere, in which it picks the closest prey";
         "pursuit_weight" pursuit_weight: Number = 5.0, 0.0, 1000.0, "C_at of the predator's attraction";
         "separation" separation: Number = 1.5, 0.0, 100.0, "separation weight";
         "view_radius" view_radius: Length = 5.0, 0.01, 1000.0, "perception radius";

@@ -44,6 +44,7 @@ impl Aims {
     }
 
     /// Whether population `population` belongs to subject `s`.
+    #[inline]
     pub fn matches(&self, s: Subject, population: u32) -> bool {
         match s {
             Subject::Everyone => true,

@@ -207,11 +207,11 @@ impl<'p> Simulation<'p> {
 
     /// The rule that applies to agent `i` now, for rule-based behaviours (read-only).
     fn fired_rule(&self, i: usize, t: f64, heading: Vec2) -> u32 {
-        let m = &self.scene.agents.mind[i];
         if self.scene.agents.leaving[i] {
             return NONE;
         }
-        let b = self.scene.program.populations[m.member.population.index()].behaviour;
+        // The population from its own column: an agent's mind is a cache line or more away.
+        let b = self.scene.program.populations[self.scene.agents.population[i] as usize].behaviour;
         if let Some(fixed) = self.fixed_mode[b.index()] {
             return fixed;
         }

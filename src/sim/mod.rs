@@ -110,7 +110,18 @@ pub struct Outcome {
     pub agent_steps: u64,
     /// Indexed by agent id.
     pub log: Vec<AgentLog>,
+    /// Every catch of a predator, in the order they were made.
+    pub catches: Vec<CatchRecord>,
     pub times: PhaseTimes,
+}
+
+/// A predator's catch (Durupınar §3.1): the step it was made in and the
+/// agents' ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatchRecord {
+    pub step: u64,
+    pub predator: u32,
+    pub prey: u32,
 }
 
 /// Per-population bookkeeping.
@@ -301,6 +312,7 @@ pub struct Simulation<'p> {
     next_id: u32,
     next_group_number: u32,
     log: Vec<AgentLog>,
+    catches: Vec<CatchRecord>,
     scratch: Scratch,
     workers: workers::Workers,
     times: PhaseTimes,
@@ -327,7 +339,9 @@ impl<'p> Simulation<'p> {
         let max_step = program.populations.iter().map(|p| upper_bound(&p.speed)).fold(0.0, f64::max) * header.dt;
         let space = Walkable::new(&program.world, max_radius + max_step + min_distance);
         let max_agents: u64 = program.populations.iter().map(|p| u64::from(p.max_count())).sum();
-        let grid = Grid::new(program.world.bounds, min_distance, (max_agents * CELLS_PER_AGENT).max(4096));
+        // Cells as wide as the models' neighbour queries: a query then visits 3 × 3 of them.
+        let agent_cell = Models::agent_reach(program).map_or(min_distance, |r| r.max(min_distance));
+        let grid = Grid::new(program.world.bounds, agent_cell, (max_agents * CELLS_PER_AGENT).max(4096));
 
         let n_groups = program.groups.len() as u32;
         let mut group_members = vec![vec![false; program.populations.len()]; program.groups.len()];
@@ -424,6 +438,7 @@ impl<'p> Simulation<'p> {
             next_id: 0,
             next_group_number: n_groups,
             log: Vec::new(),
+            catches: Vec::new(),
             scratch: Scratch::default(),
             workers: workers::Workers::default(),
             times: PhaseTimes::default(),
@@ -503,6 +518,7 @@ impl<'p> Simulation<'p> {
             agents: self.next_id,
             agent_steps: self.agent_steps,
             log: std::mem::take(&mut self.log),
+            catches: std::mem::take(&mut self.catches),
             times: self.times,
         }
     }
@@ -529,6 +545,27 @@ impl<'p> Simulation<'p> {
     fn retain_agents(&mut self, keep: &[bool]) {
         self.scene.agents.retain(keep);
         retain(&mut self.drives, keep);
+    }
+
+    /// The agents the models caught this step leave the run, gone by `t`;
+    /// each catch is recorded. Whether anyone left.
+    fn remove_caught(&mut self, t: f64) -> bool {
+        let caught = self.models.catches();
+        if caught.is_empty() {
+            return false;
+        }
+        let mut keep = vec![true; self.scene.agents.len()];
+        for c in &caught {
+            let (predator, prey) = (self.scene.agents.id[c.predator], self.scene.agents.id[c.prey]);
+            self.catches.push(CatchRecord { step: self.step, predator, prey });
+            self.log[prey as usize].removed = Some(t);
+            keep[c.prey] = false;
+        }
+        for c in &caught {
+            self.models.stop(&self.scene, c.prey, &mut self.drives[c.prey]);
+        }
+        self.retain_agents(&keep);
+        true
     }
 
     /// Phase 3a, before the agents' pass at time `t`: the world's marker
@@ -623,9 +660,11 @@ impl<'p> Simulation<'p> {
             s.settling.clear();
             s.settling.extend((0..n).filter(|&i| s.settles[i]));
             self.models.settle(&self.scene, &mut self.drives, &s.settling);
+            // The cell keys are by slot: a catch moves the slots.
+            let caught = self.remove_caught(self.time(self.step + 1));
             self.note_progress(self.time(self.step + 1));
             self.scene.agents.fresh.fill(false);
-            s.keys_valid = true;
+            s.keys_valid = !caught;
         }
         self.times.sequential += sequential.elapsed(&self.workers);
         self.scratch = s;

@@ -11,6 +11,7 @@
 //! | [apply] | sequential, id order | | decisions that change shared tables; [`Model::start`] and [`Model::stop`] as agents change mode |
 //! | [`Model::plan`], [steer, resolve, integrate] of the agents just applied | right after each one's apply when [`Model::plans_in_order`], else parallel once all are applied | as above | as above |
 //! | [`Model::settle`] | sequential, id order | the scene after every move | its run state, its walkers |
+//! | [`Model::catches`] | sequential | | its run state; the core removes the caught |
 //!
 //! The types carry that contract: a parallel stage gets `&self` and
 //! `&Scene` and its own agent through [`Own`]; only the sequential stages get
@@ -63,6 +64,13 @@ impl Plan {
     }
 }
 
+/// A prey a predator caught this step: both by slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Catch {
+    pub predator: usize,
+    pub prey: usize,
+}
+
 /// One agent as a parallel stage sees it: its slot, and the state only it writes.
 pub(crate) struct Own<'a, W> {
     pub i: usize,
@@ -93,6 +101,13 @@ pub(crate) trait Model: Sized + Sync {
     /// The radius of the marker queries the model makes every step, m, if it makes any:
     /// the markers' index is cut for the smallest.
     fn marker_reach(_program: &Program) -> Option<f64> {
+        None
+    }
+
+    /// The radius of the queries for other agents the model makes every
+    /// step, m, if it makes any: the agents' index is cut for the smallest
+    /// (and never finer than the distance enforcement's).
+    fn agent_reach(_program: &Program) -> Option<f64> {
         None
     }
 
@@ -158,4 +173,10 @@ pub(crate) trait Model: Sized + Sync {
     /// slots, in id order, of the agents whose plan this step said it
     /// [`Plan::settles`].
     fn settle<D: Holds<Self::Walker>>(&mut self, _scene: &Scene, _drives: &mut [D], _settling: &[usize]) {}
+
+    /// Sequential, after the settle stage: the agents caught this step, in
+    /// the order they were caught; the core takes them out of the run.
+    fn catches(&mut self) -> Vec<Catch> {
+        Vec::new()
+    }
 }

@@ -35,6 +35,8 @@ pub struct RunInfo<'a> {
     pub frames: u64,
     pub rows: u64,
     pub agents: u32,
+    /// The predators' catches: (step, predator id, prey id), in the order made.
+    pub catches: Vec<(u64, u32, u32)>,
     /// Per-run summary metrics (`crowd batch`), in a fixed order.
     pub summary: Option<Vec<(String, f64)>>,
     /// `--precision`, if any.
@@ -76,6 +78,12 @@ pub fn meta_json(program: &Program, info: &RunInfo<'_>) -> String {
         "walkable_area_wkt": walkable_wkt(&program.world),
         "parameters": params,
     });
+    if let (false, Value::Object(m)) = (info.catches.is_empty(), &mut doc) {
+        let catches: Vec<Value> = (info.catches.iter())
+            .map(|&(step, predator, prey)| json!({ "step": step, "predator": predator, "prey": prey }))
+            .collect();
+        m.insert("catches".into(), Value::Array(catches));
+    }
     if let (Some(p), Value::Object(m)) = (info.precision, &mut doc) {
         m.insert("precision_decimals".into(), json!(p));
     }

@@ -192,6 +192,13 @@ impl Grid {
     /// square of half-side `r` around `p`, row by row (ids increasing within a cell).
     #[inline]
     pub fn for_each_near(&self, p: Vec2, r: f64, mut f: impl FnMut(u32, Vec2)) {
+        self.for_each_placed(p, r, |_, id, q| f(id, q));
+    }
+
+    /// [`Grid::for_each_near`], with each point's place in [`Grid::order`]:
+    /// a caller keeping per-point data in that order reads it in sequence.
+    #[inline]
+    pub fn for_each_placed(&self, p: Vec2, r: f64, mut f: impl FnMut(usize, u32, Vec2)) {
         let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
         let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
         // The rows' bounds and first points are read before any row is
@@ -214,9 +221,19 @@ impl Grid {
             let items = if self.in_order { &[][..] } else { &self.items[a..b] };
             for (k, &q) in self.sorted[a..b].iter().enumerate() {
                 let id = if self.in_order { (a + k) as u32 } else { items[k] };
-                f(id, q);
+                f(a + k, id, q);
             }
         }
+    }
+
+    /// The places in [`Grid::order`] of the points whose cell overlaps the
+    /// square of half-side `r` around `p`: one range per row of cells, in
+    /// row order, for a caller that keeps per-point data in that order.
+    #[inline]
+    pub fn rows_near(&self, p: Vec2, r: f64) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (x0, x1) = (self.col(p.x - r), self.col(p.x + r));
+        let (y0, y1) = (self.row(p.y - r), self.row(p.y + r));
+        (y0..=y1).map(move |cy| self.row_span(cy, x0, x1))
     }
 
     /// Calls `f` with every id whose cell overlaps the square of half-side `r`

@@ -10,6 +10,7 @@
 //! - dispatch is static (a `match` on the drive), and every stage calls the
 //!   models in the order they are listed.
 
+pub(crate) mod boids;
 pub(crate) mod bvp;
 pub(crate) mod leader_follower;
 pub(crate) mod needs;
@@ -18,7 +19,7 @@ pub(crate) mod space_colonization;
 pub(crate) mod straight;
 
 use super::scene::Scene;
-use super::stage::{Holds, Model, Own, Plan};
+use super::stage::{Catch, Holds, Model, Own, Plan};
 use super::workers::Workers;
 use crate::ir::{Action, Behaviour, Program};
 use crate::rng::Draws;
@@ -136,6 +137,15 @@ macro_rules! models {
                     .reduce(f64::min)
             }
 
+            /// The radius the agents' index is cut for: the smallest of the
+            /// models' per-step agent queries.
+            pub fn agent_reach(program: &Program) -> Option<f64> {
+                [<$DModel>::agent_reach(program) $(, <$Model>::agent_reach(program) )*]
+                    .into_iter()
+                    .flatten()
+                    .reduce(f64::min)
+            }
+
             /// Agent `i` enters a mode that moves it `how`: the model that
             /// drove it stops, the one `how` names starts (the same model
             /// starts again from the walker it had).
@@ -241,6 +251,13 @@ macro_rules! models {
                 self.$dfield.settle(scene, drives, settling);
                 $( self.$field.settle(scene, drives, settling); )*
             }
+
+            /// Every model's catches of the step, model by model.
+            pub fn catches(&mut self) -> Vec<Catch> {
+                let mut all = self.$dfield.catches();
+                $( all.extend(self.$field.catches()); )*
+                all
+            }
         }
     };
 }
@@ -258,4 +275,5 @@ models! {
     SemanticGroups(semantic_groups: semantic_groups::SemanticGroups);
     Bvp(bvp: bvp::Bvp);
     LeaderFollower(leader_follower: leader_follower::LeaderFollower);
+    Boids(boids: boids::Boids);
 }

@@ -35,6 +35,8 @@ const MAX_WORLD_CELLS: u64 = 1 << 20;
 
 /// The run's BVP state.
 pub(crate) struct Bvp {
+    /// Some behaviour of the scenario seeks with the BVP planner.
+    used: bool,
     fields: Vec<WorldField>,
     maps: Vec<GroupMap>,
     /// The node grid of the maps led `via astar`, at the finest such map's cell.
@@ -219,7 +221,8 @@ impl Model for Bvp {
             .reduce(f64::min);
         let astar = cell.map(|cell| NodeGrid::new(&scene.space, None, cell, scene.max_radius));
         let fault = Self::too_fine(program);
-        Bvp { fields: Vec::new(), maps, astar, map_of: Vec::new(), places: Vec::new(), fault }
+        let used = program.behaviours.iter().any(|b| b.body.actions().any(|a| Self::how(a, &[]).is_some()));
+        Bvp { used, fields: Vec::new(), maps, astar, map_of: Vec::new(), places: Vec::new(), fault }
     }
 
     fn how(action: &Action, _mode: &[Action]) -> Option<()> {
@@ -240,6 +243,9 @@ impl Model for Bvp {
         _workers: &Workers,
         _formation: &mut [u32],
     ) {
+        if !self.used {
+            return;
+        }
         let n = scene.agents.len();
         self.map_of.clear();
         self.map_of.resize(n, NONE);
