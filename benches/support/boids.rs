@@ -10,7 +10,9 @@
 //! towards those within 2 m, plus a pull towards the agent's goal at its
 //! preferred speed; speeds are clamped to [1.0, 1.4] m/s.
 //!
-//! The agents and layout are those of `scenarios/bench/straight_10k.crowd`:
+//! The agents and layout are those of `scenarios/bench/straight_10k.crowd`
+//! (`run`), or of `scenarios/bench/boids_100k.crowd`, ten times as tall with
+//! ten times the agents (`run_scaled`):
 //! a 300 m × 60 m world, 5,000 agents spawned in (50..150 m, 0..60 m) heading
 //! for (300 m, 30 m) and 5,000 in (100..200 m, 0..60 m) heading for (0 m, 30 m),
 //! preferred speeds uniform in [1.0, 1.4] m/s; dt = 1/24 s. A step computes
@@ -165,12 +167,14 @@ impl Snapshot {
 }
 
 impl Flock {
-    fn new(seed: u64) -> Flock {
+    /// The layout, `scale` times as tall with `scale` times the agents.
+    fn new(seed: u64, scale: usize) -> Flock {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut unit = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        let n = 2 * PER_BAND;
+        let (per_band, height) = (PER_BAND * scale, WORLD_H * scale as f64);
+        let n = 2 * per_band;
         let nx = (WORLD_W / CELL).ceil() as usize;
-        let ny = (WORLD_H / CELL).ceil() as usize;
+        let ny = (height / CELL).ceil() as usize;
         let mut s = Snapshot {
             px: Vec::with_capacity(n),
             py: Vec::with_capacity(n),
@@ -186,17 +190,17 @@ impl Flock {
             cell_of: vec![0; n],
         };
         for (x0, goal_x) in [(50.0, WORLD_W), (100.0, 0.0)] {
-            for _ in 0..PER_BAND {
-                let (x, y) = (x0 + 100.0 * unit(), WORLD_H * unit());
+            for _ in 0..per_band {
+                let (x, y) = (x0 + 100.0 * unit(), height * unit());
                 let speed = MIN_SPEED + (MAX_SPEED - MIN_SPEED) * unit();
-                let (dx, dy) = (goal_x - x, WORLD_H / 2.0 - y);
+                let (dx, dy) = (goal_x - x, height / 2.0 - y);
                 let d = (dx * dx + dy * dy).sqrt();
                 s.px.push(x);
                 s.py.push(y);
                 s.vx.push(dx / d * speed);
                 s.vy.push(dy / d * speed);
                 s.gx.push(goal_x);
-                s.gy.push(WORLD_H / 2.0);
+                s.gy.push(height / 2.0);
                 s.speed.push(speed);
             }
         }
@@ -233,9 +237,16 @@ impl Flock {
 
 /// Runs the flock for `steps` steps on `threads` threads. Only the steps are
 /// timed, not the setup.
+#[allow(dead_code)] // each bench uses one of the two
 pub fn run(steps: u64, threads: usize) -> Run {
+    run_scaled(steps, threads, 1)
+}
+
+/// [`run`] on the layout `scale` times as tall, with `scale` times the agents.
+#[allow(dead_code)]
+pub fn run_scaled(steps: u64, threads: usize, scale: usize) -> Run {
     sim::with_threads(Some(threads), || {
-        let mut flock = Flock::new(1);
+        let mut flock = Flock::new(1, scale);
         let n = flock.s.px.len();
         let start: Vec<f64> = (0..n).map(|i| flock.goal_distance(i)).collect();
         let t0 = Instant::now();
