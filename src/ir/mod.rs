@@ -87,6 +87,9 @@ pub struct Switches {
     /// A follower who cannot see its leader heads for the latest point of
     /// the leader's trace it can see (Li et al. §4.2); off: for the leader.
     pub trace_attraction: bool,
+    /// A predator within its catch distance of a prey catches it, and the
+    /// prey leaves the run (Durupınar §3.1); off: predators never catch.
+    pub catches: bool,
 }
 
 impl Default for Switches {
@@ -98,6 +101,7 @@ impl Default for Switches {
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,
+            catches: true,
         }
     }
 }

@@ -93,6 +93,9 @@ impl Model for Boids {
     }
 
     fn settle<D: Holds<Boid>>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize]) {
+        if !scene.program.switches.catches {
+            return;
+        }
         self.taken.clear();
         self.taken.resize(drives.len(), false);
         let params = &scene.program.params.boids;
