@@ -47,13 +47,17 @@ pub enum Purpose {
     /// The n-th random direction a blocked follower walks to break a
     /// deadlock (Li et al. §4.1; entity: the follower).
     Deadlock = 13,
+    /// The starting values of a population's chaotic placement orbits, and
+    /// restarts of an orbit that rounding sent onto 0 (entity: the
+    /// population).
+    Chaos = 14,
 }
 
 /// How many streams an agent has drawn for each purpose over its life: the
 /// draw number of its next one. Kept by the agent whatever drives it, so a
 /// stream is never drawn twice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Draws([u32; Purpose::Deadlock as usize + 1]);
+pub struct Draws([u32; Purpose::Chaos as usize + 1]);
 
 impl Draws {
     /// The draw number of the next stream for `purpose`, counting it.
