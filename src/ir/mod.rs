@@ -87,6 +87,10 @@ pub struct Switches {
     /// A follower who cannot see its leader heads for the latest point of
     /// the leader's trace it can see (Li et al. §4.2); off: for the leader.
     pub trace_attraction: bool,
+    /// Populations that `spawn in REGION chaotic` are placed along their
+    /// logistic-map orbits (Durupınar 2007); off: uniformly, as `spawn in
+    /// REGION` places them.
+    pub chaotic_placement: bool,
 }
 
 impl Default for Switches {
@@ -98,6 +102,7 @@ impl Default for Switches {
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,
+            chaotic_placement: true,
         }
     }
 }
@@ -341,6 +346,13 @@ pub enum Dist {
 pub enum Place {
     Point(Vec2),
     Region(RegionId),
+    /// Along two logistic-map orbits `x ← r x (1 − x)` (one per axis, chained
+    /// from agent to agent in creation order) mapped onto the region's
+    /// bounding box, skipping points off its walkable part (`world::chaos`).
+    Chaotic {
+        region: RegionId,
+        r: f64,
+    },
     /// Uniformly within `within` of the (first) agent of a population: followers around a leader.
     Around {
         leader: PopulationId,

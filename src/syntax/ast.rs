@@ -187,6 +187,8 @@ pub struct Entity {
     pub span: Span,
 }
 
+// `SpawnIn` is `spawn in REGION [chaotic [r R]]`: `chaotic` holds `r` if
+// written and the span of the whole `chaotic ...` phrase.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EntityStmt {
     Count(Int),
@@ -194,7 +196,7 @@ pub enum EntityStmt {
     LeaveAfter(Quantity),
     LeaveVia { region: Name, from: Option<Quantity> },
     SpawnAt(Point),
-    SpawnIn(Name),
+    SpawnIn { region: Name, chaotic: Option<(Option<Quantity>, Span)> },
     Groups(Vec<(Int, Quantity)>),
     Attribute { name: Name, dist: Dist },
     Goal(GoalSpec),

@@ -310,7 +310,13 @@ impl Builder {
             }
             Rule::spawn => match p[0].as_rule() {
                 Rule::point => EntityStmt::SpawnAt(self.point(p[0].clone())),
-                _ => EntityStmt::SpawnIn(self.name(p[0].clone())),
+                _ => EntityStmt::SpawnIn {
+                    region: self.name(p[0].clone()),
+                    chaotic: p.get(1).map(|c| {
+                        let span = self.span(c);
+                        (parts(c.clone()).first().map(|q| self.quantity(q.clone())), span)
+                    }),
+                },
             },
             Rule::groups => EntityStmt::Groups(
                 p.into_iter()

@@ -223,6 +223,8 @@ const KEYWORDS: &[&str] = &[
     "picks",
     "covers",
     "error",
+    "chaotic",
+    "r",
 ];
 
 fn list(items: &[String]) -> String {
