@@ -820,6 +820,12 @@ pub enum ExpectationKind {
     Spread { group: GroupId, comparison: Comparison, bound: f64, at: When },
     /// The number of live agents of `who` is `count ± tolerance`.
     CountIs { who: Subject, count: u32, tolerance: u32, at: When },
+    /// The number of live agents of `who` is at most / at least `bound`.
+    CountBound { who: Subject, comparison: Comparison, bound: u32, at: When },
+    /// The mean over the live agents of `who` of each one's distance to its
+    /// nearest other live agent of `who` is at most / at least `bound` (m).
+    /// Frames with fewer than two such agents have none.
+    NearestDistance { who: Subject, comparison: Comparison, bound: f64, at: When },
     /// Every live agent of `who` is within `distance` of the nearest other
     /// live agent of `of`.
     Near { who: Subject, of: Subject, distance: f64, at: When },
@@ -841,6 +847,8 @@ pub enum ExpectationKind {
     MoveLess { who: Subject, max: Amount, distance: f64, by: f64 },
     /// Every agent of `who` picks at least `count` goals up to `by`.
     PicksGoals { who: Subject, count: u32, by: f64 },
+    /// No agent of `who` picks more than `count` goals up to `by`.
+    PicksAtMost { who: Subject, count: u32, by: f64 },
     /// No agent of `who` is ever inside the reserved core of the group space
     /// of a group with members of `groups`, unless it is a member of that group.
     NeverInCore { who: Subject, groups: Subject },

@@ -225,6 +225,7 @@ const KEYWORDS: &[&str] = &[
     "error",
     "chaotic",
     "r",
+    "nearest",
 ];
 
 fn list(items: &[String]) -> String {
