@@ -47,9 +47,13 @@ pub enum Purpose {
     /// The n-th random direction a blocked follower walks to break a
     /// deadlock (Li et al. §4.1; entity: the follower).
     Deadlock = 13,
+    /// The starting values of a population's chaotic placement orbits, and
+    /// restarts of an orbit that rounding sent onto 0 (entity: the
+    /// population).
+    Chaos = 14,
     /// A boid's heading before its first step, when it was not walking
     /// (Durupınar §3.1; entity: the boid).
-    Heading = 14,
+    Heading = 15,
 }
 
 /// How many streams an agent has drawn for each purpose over its life: the

@@ -1,5 +1,6 @@
-//! The claims about proximity, amounts inside an area, collisions, stuck
-//! agents, trips, distance moved, goals picked, coverage and a group's
+//! The claims about proximity, amounts inside an area, counts, the mean
+//! distance to the nearest other agent, collisions, stuck agents, trips,
+//! distance moved, goals picked, coverage and a group's
 //! formation error and spread, the time qualifiers `during` and `for at
 //! least X% of`, and the subject `followers of`: each written in the
 //! scenario language, evaluated over a hand-made trace, holds where the
@@ -155,6 +156,42 @@ fn goals_picked() {
     check(&[
         ("each of b picks at least 2 goals by 10 s", '+', "fewest picks by 10 s: 2"),
         ("each of b picks at least 2 goals by 5 s", '-', "fewest picks by 5 s: 1, agent 2"),
+        ("each of b picks at most 2 goals by 10 s", '+', "most picks by 10 s: 2, agent 2"),
+        ("each of b picks at most 1 goals by 10 s", '-', "most picks by 10 s: 2, agent 2"),
+        ("each of everyone picks at most 1 goals by 5 s", '+', "4 agent(s); most picks by 5 s: 1"),
+        ("each of a picks at most 0 goals by 10 s", '-', "most picks by 10 s: 1, agent 0"),
+    ]);
+}
+
+#[test]
+fn counts_bounded() {
+    check(&[
+        ("count of a <= 3 during 0 s to 10 s", '+', "held in all 11 frame(s)"),
+        ("count of a >= 4 at 5 s", '-', "3 alive at 5 s"),
+        ("count of everyone >= 4 at 5 s", '+', "4 alive at 5 s"),
+        ("count of everyone <= 3 during 0 s to 10 s", '-', "first fails at 0 s: 4 alive"),
+        ("count of b <= 0 for at least 50% of 0 s to 10 s", '-', "0 of 11 frame(s)"),
+    ]);
+}
+
+/// Agents 0 and 1 are 1 m apart, and agent 3 stands 1 m from agent 0 at
+/// 0 s: every agent of `a` has its nearest 1 m away. At 1 s agent 3 is left
+/// behind (1.887 m from agent 0); at 3 s agents 0 and 1 are 0.3 m apart.
+#[test]
+fn nearest_distance() {
+    check(&[
+        ("nearest distance of a <= 1 m at 0 s", '+', "mean nearest distance 1 m over 3 agent(s) at 0 s (frame 0)"),
+        ("nearest distance of a >= 1.5 m at 0 s", '-', "mean nearest distance 1 m over 3 agent(s)"),
+        ("nearest distance of a <= 1 m during 0 s to 10 s", '-', "first fails at 1 s: mean nearest distance 1.29"),
+        ("nearest distance of a >= 1.8 m at 3 s", '+', "mean nearest distance 1.83"),
+        ("nearest distance of a >= 1 m for at least 100% of 0 s to 10 s", '+', "11 of 11 frame(s)"),
+        // Agent 2, of `b`, is the nearest of agent 3 from 2 s on (3.162 m).
+        (
+            "nearest distance of everyone <= 2 m during 0 s to 2 s",
+            '-',
+            "first fails at 2 s: mean nearest distance 2.08",
+        ),
+        ("nearest distance of b >= 0 m at 0 s", '-', "1 such agent(s) at 0 s, fewer than two"),
     ]);
 }
 

@@ -5,7 +5,7 @@ use super::{Checker, Dim, Kind};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::ir::{self, Vec2};
 use crate::syntax::ast::{self, EntityStmt, Span};
-use crate::world::geometry;
+use crate::world::{chaos, geometry};
 
 /// A statement that may appear once: its checked value (`None` if it was
 /// wrong) and where it was given.
@@ -164,8 +164,18 @@ impl Checker {
                     let v = self.point(p).map(ir::Place::Point);
                     self.once(&mut spawn, v, p.span.clone(), "spawn");
                 }
-                EntityStmt::SpawnIn(r) => {
-                    let v = self.resolve(r, &[Kind::Region]).map(|d| ir::Place::Region(ir::RegionId(d.index)));
+                EntityStmt::SpawnIn { region: r, chaotic } => {
+                    let region = self.resolve(r, &[Kind::Region]).map(|d| ir::RegionId(d.index));
+                    let v = match chaotic {
+                        None => region.map(ir::Place::Region),
+                        Some((q, _)) => {
+                            let rate = match q {
+                                Some(q) => self.chaotic_rate(q),
+                                None => Some(chaos::DEFAULT_R),
+                            };
+                            region.zip(rate).map(|(region, r)| ir::Place::Chaotic { region, r })
+                        }
+                    };
                     self.once(&mut spawn, v, r.span.clone(), "spawn");
                 }
                 EntityStmt::Groups(shares) => {
@@ -701,6 +711,52 @@ impl Checker {
         None
     }
 
+    /// The `r` of `chaotic r R`: in (0, 4], where the map keeps [0, 1] to
+    /// itself; a warning when its orbits do not spread.
+    fn chaotic_rate(&mut self, q: &ast::Quantity) -> Option<f64> {
+        let r = self.si(q, Dim::Number)?;
+        if r <= 0.0 || r > 4.0 {
+            self.error(
+                Diagnostic::error("E030", q.span.clone(), format!("the logistic map's r out of range: {r}"))
+                    .label("not greater than 0 and at most 4")
+                    .help(
+                        "outside (0, 4] the orbit x ← r x (1 − x) leaves [0, 1], taking the agents out of \
+                         their region: use r between 3.57 and 4 for chaos, e.g. 3.9",
+                    ),
+            );
+            return None;
+        }
+        let fate = chaos::fate(r);
+        let what = match fate {
+            chaos::Fate::Chaotic { .. } => return Some(r),
+            chaos::Fate::Zero { .. } => format!(
+                "with r = {r} the logistic map converges to 0: after the first few agents everyone lands on the \
+                 corner of the region's box"
+            ),
+            chaos::Fate::Fixed { point, .. } => format!(
+                "with r = {r} the logistic map converges to {point:.3} (1 − 1/r): after the first few agents \
+                 everyone lands on one point"
+            ),
+            chaos::Fate::Cycle { length, .. } => format!(
+                "with r = {r} the orbits settle on a cycle of {length} values: after the first few agents \
+                 everyone lands on one of {length} points"
+            ),
+            chaos::Fate::Settles { lyapunov } => format!(
+                "with r = {r} the logistic map is not chaotic (Lyapunov exponent {lyapunov:.3}): the orbits settle \
+                 on a few values and the agents pile up on a few points"
+            ),
+        };
+        self.diags.push(
+            Diagnostic::warning("W003", q.span.clone(), what)
+                .label(match fate.lyapunov() {
+                    l if l.is_finite() => format!("not chaotic: Lyapunov exponent {l:.3} ≤ 0"),
+                    _ => "not chaotic: Lyapunov exponent −∞ (a superstable orbit)".to_string(),
+                })
+                .help("use r between 3.57 and 4, e.g. 3.9 (docs/language.md#chaotic-placement)"),
+        );
+        Some(r)
+    }
+
     /// A spawn place must have walkable room.
     fn spawn_place(&mut self, p: ir::Place, span: Span) -> Option<ir::Place> {
         let world = self.world.as_ref()?;
@@ -721,7 +777,7 @@ impl Checker {
                     return None;
                 }
             }
-            ir::Place::Region(r) => {
+            ir::Place::Region(r) | ir::Place::Chaotic { region: r, .. } => {
                 let name = world.regions[r.index()].name.clone();
                 if !self.region_walkable(*r) {
                     self.error(

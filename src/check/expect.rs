@@ -143,11 +143,28 @@ impl Checker {
                 let by = self.time_in_run(by, "time");
                 K::MoveLess { who: who?, max: max?, distance: d?, by: by? }
             }
-            A::Picks { who, count, by } => {
+            A::Picks { who, at_most, count, by } => {
                 let who = self.subject(who);
                 let count = self.int_in(count, 0, u64::from(u32::MAX), "number of goals");
                 let by = self.time_in_run(by, "time");
-                K::PicksGoals { who: who?, count: count?, by: by? }
+                let (who, count, by) = (who?, count?, by?);
+                if *at_most {
+                    K::PicksAtMost { who, count, by }
+                } else {
+                    K::PicksGoals { who, count, by }
+                }
+            }
+            A::CountBound { who, at_most, bound, at } => {
+                let who = self.subject(who);
+                let at = self.when(at);
+                let bound = self.int_in(bound, 0, ir::limits::MAX_AGENTS, "number of agents");
+                K::CountBound { who: who?, comparison: comparison(*at_most), bound: bound?, at: at? }
+            }
+            A::NearestDistance { who, at_most, bound, at } => {
+                let who = self.subject(who);
+                let bound = self.si_in(bound, Dim::Length, 0.0, f64::INFINITY, false, "nearest distance");
+                let at = self.when(at);
+                K::NearestDistance { who: who?, comparison: comparison(*at_most), bound: bound?, at: at? }
             }
             A::Formation { group, formation, at } => {
                 let group = self

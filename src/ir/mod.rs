@@ -90,6 +90,10 @@ pub struct Switches {
     /// A predator within its catch distance of a prey catches it, and the
     /// prey leaves the run (Durupınar §3.1); off: predators never catch.
     pub catches: bool,
+    /// Populations that `spawn in REGION chaotic` are placed along their
+    /// logistic-map orbits (Durupınar 2007); off: uniformly, as `spawn in
+    /// REGION` places them.
+    pub chaotic_placement: bool,
 }
 
 impl Default for Switches {
@@ -102,6 +106,7 @@ impl Default for Switches {
             leaders_in_ct_space: true,
             trace_attraction: true,
             catches: true,
+            chaotic_placement: true,
         }
     }
 }
@@ -345,6 +350,13 @@ pub enum Dist {
 pub enum Place {
     Point(Vec2),
     Region(RegionId),
+    /// Along two logistic-map orbits `x ← r x (1 − x)` (one per axis, chained
+    /// from agent to agent in creation order) mapped onto the region's
+    /// bounding box, skipping points off its walkable part (`world::chaos`).
+    Chaotic {
+        region: RegionId,
+        r: f64,
+    },
     /// Uniformly within `within` of the (first) agent of a population: followers around a leader.
     Around {
         leader: PopulationId,
@@ -812,6 +824,12 @@ pub enum ExpectationKind {
     Spread { group: GroupId, comparison: Comparison, bound: f64, at: When },
     /// The number of live agents of `who` is `count ± tolerance`.
     CountIs { who: Subject, count: u32, tolerance: u32, at: When },
+    /// The number of live agents of `who` is at most / at least `bound`.
+    CountBound { who: Subject, comparison: Comparison, bound: u32, at: When },
+    /// The mean over the live agents of `who` of each one's distance to its
+    /// nearest other live agent of `who` is at most / at least `bound` (m).
+    /// Frames with fewer than two such agents have none.
+    NearestDistance { who: Subject, comparison: Comparison, bound: f64, at: When },
     /// Every live agent of `who` is within `distance` of the nearest other
     /// live agent of `of`.
     Near { who: Subject, of: Subject, distance: f64, at: When },
@@ -833,6 +851,8 @@ pub enum ExpectationKind {
     MoveLess { who: Subject, max: Amount, distance: f64, by: f64 },
     /// Every agent of `who` picks at least `count` goals up to `by`.
     PicksGoals { who: Subject, count: u32, by: f64 },
+    /// No agent of `who` picks more than `count` goals up to `by`.
+    PicksAtMost { who: Subject, count: u32, by: f64 },
     /// No agent of `who` is ever inside the reserved core of the group space
     /// of a group with members of `groups`, unless it is a member of that group.
     NeverInCore { who: Subject, groups: Subject },

@@ -133,6 +133,10 @@ struct PopState {
     /// Spawned around the first agent of `leader` within `within`.
     follows: Option<(u32, f64)>,
     leaving: bool,
+    /// `spawn in REGION chaotic`: the orbits and the stream they restart
+    /// from, begun at the population's first placement and continued by
+    /// every later one (a `peak` schedule's too).
+    orbit: Option<(crate::world::chaos::Orbit, crate::rng::Stream)>,
 }
 
 /// Where the agents' moves of a step go, one slot per agent: the snapshot's
@@ -349,7 +353,14 @@ impl<'p> Simulation<'p> {
         let mut pops: Vec<PopState> = program
             .populations
             .iter()
-            .map(|_| PopState { created: 0, teams: Vec::new(), next_team: 0, follows: None, leaving: false })
+            .map(|_| PopState {
+                created: 0,
+                teams: Vec::new(),
+                next_team: 0,
+                follows: None,
+                leaving: false,
+                orbit: None,
+            })
             .collect();
         for (p, pop) in program.populations.iter().enumerate() {
             if let crate::ir::Place::Around { leader, within } = pop.spawn {

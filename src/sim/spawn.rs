@@ -9,16 +9,19 @@
 //!   streams keyed by (the population's name, `k`) (speed by its group's
 //!   first member), so adding or reordering other populations never changes
 //!   them (except where their bodies take the room: a new body keeps apart
-//!   from those already placed when it can);
+//!   from those already placed when it can); a chaotic population's agents
+//!   take their places from its own orbits, chained in creation order and
+//!   started from its own stream;
 //! - procedural groups are spawned whole: a group's members appear in the same
 //!   step, around its first member.
 
 use super::agents::{Goal, Membership, Mind, Newborn, Team};
 use super::sample::{choose, sample};
 use super::{SimError, Simulation};
-use crate::ir::{self, Leave, Place, PopulationId, Schedule, Vec2, NONE};
+use crate::ir::{self, Leave, Place, PopulationId, RegionId, Schedule, Vec2, NONE};
 use crate::math;
 use crate::rng::{stream, Purpose, Stream};
+use crate::world::chaos::Orbit;
 use crate::world::grid::Buckets;
 use crate::world::walkable::{accepts, candidate_point, reached};
 
@@ -33,6 +36,9 @@ const APART_ATTEMPTS: u32 = 1_000;
 /// enforcement separates the bodies); later ones may be nudged out of
 /// obstacles (a gate on the world's edge has no clear point of its own).
 const STRICT_ATTEMPTS: u32 = 2_000;
+/// Iterates of a chaotic orbit tried before the run is stopped: with walkable
+/// room in the region (checked), a chaotic orbit finds it long before.
+const CHAOTIC_ITERATES: u32 = 10_000;
 /// A group's members appear within this distance of its first member, m.
 const GROUP_SPREAD: f64 = 1.0;
 /// Attempts to place a member near its group (the first half apart from
@@ -278,9 +284,12 @@ impl Simulation<'_> {
             }
             None => None,
         };
-        let pos = match near {
-            Some(q) => q,
-            None => self.place(pop, radius, &mut rng, placed)?,
+        let pos = match (near, &pop.spawn) {
+            (Some(q), _) => q,
+            (None, &Place::Chaotic { region, r }) if program.switches.chaotic_placement => {
+                self.chaotic_point(p, region, r, radius)?
+            }
+            (None, _) => self.place(pop, radius, &mut rng, placed)?,
         };
         placed.insert(pos, radius);
         if k == first {
@@ -357,6 +366,30 @@ impl Simulation<'_> {
         })
     }
 
+    /// The next point of population `p`'s chaotic orbits on walkable space
+    /// in the region. No spacing between bodies: the map decides where they
+    /// start, and distance enforcement separates overlapping ones.
+    fn chaotic_point(&mut self, p: usize, region: RegionId, r: f64, radius: f64) -> Result<Vec2, SimError> {
+        let shape = &self.scene.program.world.regions[region.index()].shape;
+        let (orbit, rng) = self.pops[p].orbit.get_or_insert_with(|| {
+            let mut rng = stream(self.scene.seed, Purpose::Chaos, self.scene.entity_of(p as u32, 0), 0);
+            (Orbit::start(r, &mut rng), rng)
+        });
+        for _ in 0..CHAOTIC_ITERATES {
+            let (x, y) = orbit.next(rng);
+            let q = candidate_point(shape, x, y);
+            if accepts(shape, q) && self.scene.space.is_clear(q, radius) {
+                return Ok(q);
+            }
+        }
+        let program = self.scene.program;
+        Err(SimError::Spawn {
+            population: program.populations[p].name.clone(),
+            place: format!("region {} along its chaotic orbits (r = {r})", program.world.regions[region.index()].name),
+            attempts: CHAOTIC_ITERATES,
+        })
+    }
+
     /// A clear point of the population's spawn place.
     fn place(&self, pop: &ir::Population, radius: f64, rng: &mut Stream, placed: &Buckets) -> Result<Vec2, SimError> {
         match &pop.spawn {
@@ -382,7 +415,7 @@ impl Simulation<'_> {
                 ),
                 attempts: NEAR_ATTEMPTS,
             }),
-            Place::Region(r) => {
+            Place::Region(r) | Place::Chaotic { region: r, .. } => {
                 let region = &self.scene.program.world.regions[r.index()];
                 for attempt in 0..SPAWN_ATTEMPTS {
                     let q = candidate_point(&region.shape, rng.unit(), rng.unit());

@@ -187,6 +187,8 @@ pub struct Entity {
     pub span: Span,
 }
 
+// `SpawnIn` is `spawn in REGION [chaotic [r R]]`: `chaotic` holds `r` if
+// written and the span of the whole `chaotic ...` phrase.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EntityStmt {
     Count(Int),
@@ -194,7 +196,7 @@ pub enum EntityStmt {
     LeaveAfter(Quantity),
     LeaveVia { region: Name, from: Option<Quantity> },
     SpawnAt(Point),
-    SpawnIn(Name),
+    SpawnIn { region: Name, chaotic: Option<(Option<Quantity>, Span)> },
     Groups(Vec<(Int, Quantity)>),
     Attribute { name: Name, dist: Dist },
     Goal(GoalSpec),
@@ -402,7 +404,10 @@ pub enum When {
 // `GoalsProvideWants` is `goals of WHO provide wants`; `Fraction` is
 // `at least|at most AMOUNT of WHO inside AREA WHEN` (`at_most` tells which);
 // `FormationError` and `Spread` are `formation error of GROUP <=|>= BOUND WHEN`
-// and `spread of GROUP <=|>= BOUND WHEN` (`at_most` is `<=`).
+// and `spread of GROUP <=|>= BOUND WHEN` (`at_most` is `<=`); `CountBound`
+// is `count of WHO <=|>= N WHEN`, `NearestDistance` is `nearest distance of
+// WHO <=|>= BOUND WHEN`; `Picks` is `each of WHO picks at least|at most N
+// goals by T`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
     Reaches { who: Subject, by: Option<Quantity> },
@@ -418,6 +423,8 @@ pub enum ExpectationKind {
     FormationError { group: Subject, at_most: bool, bound: Quantity, at: When },
     Spread { group: Subject, at_most: bool, bound: Quantity, at: When },
     Count { who: Subject, count: Int, tolerance: Option<Int>, at: When },
+    CountBound { who: Subject, at_most: bool, bound: Int, at: When },
+    NearestDistance { who: Subject, at_most: bool, bound: Quantity, at: When },
     Near { who: Subject, distance: Quantity, of: Subject, at: When },
     Collisions { among: Option<Subject>, max: Int },
     Overlap { among: Option<Subject>, max: Quantity },
@@ -425,7 +432,7 @@ pub enum ExpectationKind {
     TripsWithin { share: Quantity, who: Subject, within: Quantity },
     Moves { who: Subject, distance: Quantity, by: Quantity },
     MoveLess { max: Quantity, who: Subject, distance: Quantity, by: Quantity },
-    Picks { who: Subject, count: Int, by: Quantity },
+    Picks { who: Subject, at_most: bool, count: Int, by: Quantity },
     Covers { who: Subject, area: Name, distance: Quantity, at: When },
 }
 

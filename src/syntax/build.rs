@@ -310,7 +310,13 @@ impl Builder {
             }
             Rule::spawn => match p[0].as_rule() {
                 Rule::point => EntityStmt::SpawnAt(self.point(p[0].clone())),
-                _ => EntityStmt::SpawnIn(self.name(p[0].clone())),
+                _ => EntityStmt::SpawnIn {
+                    region: self.name(p[0].clone()),
+                    chaotic: p.get(1).map(|c| {
+                        let span = self.span(c);
+                        (parts(c.clone()).first().map(|q| self.quantity(q.clone())), span)
+                    }),
+                },
             },
             Rule::groups => EntityStmt::Groups(
                 p.into_iter()
@@ -704,6 +710,25 @@ impl Builder {
                     ExpectationKind::FormationError { group, at_most, bound, at }
                 }
             }
+            Rule::expect_count if p.iter().any(|x| x.as_rule() == Rule::compare) => {
+                let compare = p.iter().find(|x| x.as_rule() == Rule::compare).expect("a comparison");
+                let bound = p.iter().find(|x| x.as_rule() == Rule::integer).expect("a count");
+                ExpectationKind::CountBound {
+                    who: subjects(self).remove(0),
+                    at_most: compare.as_str() == "<=",
+                    bound: self.int(bound.clone()),
+                    at: when(self),
+                }
+            }
+            Rule::expect_nearest => {
+                let compare = p.iter().find(|x| x.as_rule() == Rule::compare).expect("a comparison");
+                ExpectationKind::NearestDistance {
+                    who: subjects(self).remove(0),
+                    at_most: compare.as_str() == "<=",
+                    bound: quantities(self).remove(0),
+                    at: when(self),
+                }
+            }
             Rule::expect_count => {
                 let ints: Vec<P<'_>> = all.iter().filter(|x| x.as_rule() == Rule::integer).cloned().collect();
                 ExpectationKind::Count {
@@ -750,7 +775,13 @@ impl Builder {
             }
             Rule::expect_picks => {
                 let count = self.int(p.iter().find(|x| x.as_rule() == Rule::integer).expect("picks").clone());
-                ExpectationKind::Picks { who: subjects(self).remove(0), count, by: quantities(self).remove(0) }
+                let bound = p.iter().find(|x| x.as_rule() == Rule::bound).expect("picks bound");
+                ExpectationKind::Picks {
+                    who: subjects(self).remove(0),
+                    at_most: bound.clone().into_inner().any(|k| k.as_rule() == Rule::k_most),
+                    count,
+                    by: quantities(self).remove(0),
+                }
             }
             Rule::expect_covers => ExpectationKind::Covers {
                 who: subjects(self).remove(0),

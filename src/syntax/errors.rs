@@ -223,6 +223,9 @@ const KEYWORDS: &[&str] = &[
     "picks",
     "covers",
     "error",
+    "chaotic",
+    "r",
+    "nearest",
 ];
 
 fn list(items: &[String]) -> String {

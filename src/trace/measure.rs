@@ -1,8 +1,8 @@
 //! Measuring a recorded run: a trace read without its scenario ([`Trace`]),
 //! and the metrics `crowd metrics` reports — collisions, obstacle intrusions,
 //! goals and travel times, path lengths, speed and density over time, group
-//! cohesion, formation error, lanes, motion quality and SteerBench-style
-//! totals.
+//! cohesion, formation error, lanes, motion quality, SteerBench-style
+//! totals, and distances to the nearest other agent.
 //!
 //! Invariants:
 //! - every metric is a pure function of the trace (and, when given, the
@@ -21,6 +21,7 @@ pub mod groups;
 pub mod load;
 pub mod motion;
 pub mod report;
+pub mod spacing;
 
 pub use load::{Trace, DEFAULT_RADIUS};
 pub use report::{measure, Measured, Options, Value};

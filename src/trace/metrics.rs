@@ -374,6 +374,17 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             let n = fr.rows(f, *who).len() as i64;
             seen((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
         }),
+        ExpectationKind::CountBound { who, comparison, bound, at } => when::over(fr, *at, |f| {
+            let n = fr.rows(f, *who).len();
+            let ok = match comparison {
+                Comparison::AtMost => n <= *bound as usize,
+                Comparison::AtLeast => n >= *bound as usize,
+            };
+            seen(ok, format!("{n} alive at {} s", f.t))
+        }),
+        ExpectationKind::NearestDistance { who, comparison, bound, at } => {
+            near::nearest_distance(fr, *who, *comparison, *bound, *at)
+        }
         ExpectationKind::Near { who, of, distance, at } => {
             when::over(fr, *at, |f| near::within(fr, f, *who, *of, *distance))
         }
@@ -388,7 +399,8 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         ExpectationKind::Overlap { among, max } => bodies::overlap(fr, *among, *max),
         ExpectationKind::Stuck { who, max } => arrive::stuck(fr, *who, *max),
         ExpectationKind::TripsWithin { who, share, within } => arrive::trips_within(fr, *who, *share, *within),
-        ExpectationKind::PicksGoals { who, count, by } => arrive::picks(fr, *who, *count, *by),
+        ExpectationKind::PicksGoals { who, count, by } => arrive::picks(fr, *who, Comparison::AtLeast, *count, *by),
+        ExpectationKind::PicksAtMost { who, count, by } => arrive::picks(fr, *who, Comparison::AtMost, *count, *by),
         ExpectationKind::Moves { who, distance, by } => moved::moves(fr, *who, *distance, *by),
         ExpectationKind::MoveLess { who, max, distance, by } => moved::move_less(fr, *who, *max, *distance, *by),
         ExpectationKind::NeverInCore { who, groups } => {
@@ -540,7 +552,8 @@ pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> Formati
     }
 }
 
-fn frame_index(rec: &Recorded, f: &FrameSpan) -> usize {
+/// The index of frame `f` among the recorded frames.
+pub(crate) fn frame_index(rec: &Recorded, f: &FrameSpan) -> usize {
     rec.frames.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
 }
 

@@ -105,15 +105,19 @@ pub fn trips_within(fr: &Frames<'_>, who: Subject, share: f64, within: f64) -> V
     }
 }
 
-/// Every agent of `who` recorded by `by` picks at least `count` goals up to
-/// `by`: a pick is a frame whose `goal` cell is non-empty and differs from
-/// the agent's previous frame's (the first goal is a pick).
-pub fn picks(fr: &Frames<'_>, who: Subject, count: u32, by: f64) -> Verdict {
+/// Every agent of `who` recorded by `by` picks at least (at most) `count`
+/// goals up to `by`: a pick is a frame whose `goal` cell is non-empty and
+/// differs from the agent's previous frame's (the first goal is a pick).
+/// The detail names the agent with the fewest (most) picks.
+pub fn picks(fr: &Frames<'_>, who: Subject, comparison: Comparison, count: u32, by: f64) -> Verdict {
     let Some(goal) = &fr.rec.goal else {
         return Verdict::Fails("the trace has no `goal` column: add `output { columns goal }` to the scenario".into());
     };
     let trace = &fr.rec.trace;
-    let mut fewest: Option<(u32, u32)> = None;
+    let at_most = comparison == Comparison::AtMost;
+    // The agent farthest on the side the claim bounds: fewest picks for
+    // `at least`, most for `at most`; ties go to the first track.
+    let mut extreme: Option<(u32, u32)> = None;
     let mut agents = 0usize;
     for k in fr.tracks(who) {
         let rows = trace.tracks.rows(k).iter().map(|&r| r as usize);
@@ -130,15 +134,16 @@ pub fn picks(fr: &Frames<'_>, who: Subject, count: u32, by: f64) -> Verdict {
             }
             previous = goal[r];
         }
-        if fewest.is_none_or(|(m, _)| n < m) {
-            fewest = Some((n, trace.tracks.id[k]));
+        if extreme.is_none_or(|(m, _)| if at_most { n > m } else { n < m }) {
+            extreme = Some((n, trace.tracks.id[k]));
         }
     }
-    match fewest {
+    match extreme {
         None => Verdict::Fails(format!("no such agent was recorded by {by} s")),
         Some((n, id)) => {
-            let detail = format!("{agents} agent(s); fewest picks by {by} s: {n}, agent {id}");
-            if n >= count {
+            let most = if at_most { "most" } else { "fewest" };
+            let detail = format!("{agents} agent(s); {most} picks by {by} s: {n}, agent {id}");
+            if (at_most && n <= count) || (!at_most && n >= count) {
                 Verdict::Holds(detail)
             } else {
                 Verdict::Fails(detail)

@@ -1,44 +1,15 @@
-//! `X within D of Y` and `X covers S within D`: distances to the nearest
-//! agent, found on the spatial grid (never over all pairs).
+//! `X within D of Y`, `X covers S within D` and `nearest distance of X`:
+//! distances to the nearest agent, found on the spatial grid (never over
+//! all pairs).
 
-use super::when::{self, Seen};
+use super::when::{self, Measured, Seen};
 use super::Frames;
 use crate::ir::limits::cover_spacing;
-use crate::ir::{AreaRef, Shape, Subject, Vec2, When};
-use crate::trace::metrics::{bbox, Verdict};
+use crate::ir::{AreaRef, Comparison, Shape, Subject, Vec2, When};
+use crate::trace::measure::spacing::{grid_of, mean_nearest, nearest};
+use crate::trace::metrics::{frame_index, Verdict};
 use crate::trace::read::FrameSpan;
 use crate::world::geometry::{bounding_box, contains};
-use crate::world::grid::Grid;
-
-/// A grid over `pts` for queries of about `radius`.
-fn grid_of(pts: &[Vec2], radius: f64) -> Grid {
-    let mut grid = Grid::new(bbox(pts), radius, (pts.len() as u64 * 4).max(64));
-    grid.rebuild(pts);
-    grid
-}
-
-/// The distance from `p` to the nearest of `pts` other than `skip`,
-/// searching squares that double from `start`; `None` when there is none.
-fn nearest(grid: &Grid, pts: &[Vec2], p: Vec2, skip: Option<usize>, start: f64) -> Option<f64> {
-    let b = bbox(pts);
-    // Past this every point has been a candidate.
-    let limit = p.distance(b.min).max(p.distance(b.max)) + b.min.distance(b.max);
-    let mut r = start.max(grid.cell_size());
-    loop {
-        let mut best: Option<f64> = None;
-        grid.for_each_candidate(p, r, |j| {
-            let j = j as usize;
-            let d = p.distance(pts[j]);
-            if Some(j) != skip && d <= r && best.is_none_or(|b| d < b) {
-                best = Some(d);
-            }
-        });
-        if best.is_some() || r > limit {
-            return best;
-        }
-        r *= 2.0;
-    }
-}
 
 /// In frame `f`, every agent of `who` is within `distance` of the nearest
 /// other agent of `of`; the detail names the farthest one.
@@ -64,6 +35,25 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
     }
     let (d, id) = worst.expect("at least one agent");
     when::seen(d <= distance + 1e-12, format!("farthest: agent {id}, {d} m from the nearest at {} s", f.t))
+}
+
+/// The mean over the live agents of `who` of each one's distance to its
+/// nearest other live agent of `who` is at most / at least `bound`; a frame
+/// with fewer than two of them has no measurement.
+pub fn nearest_distance(fr: &Frames<'_>, who: Subject, comparison: Comparison, bound: f64, at: When) -> Verdict {
+    when::over_measured(fr, at, |f| {
+        let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.trace.pos[r]).collect();
+        let Some(d) = mean_nearest(&pts) else {
+            return Measured::Without(format!("{} such agent(s) at {} s, fewer than two", pts.len(), f.t));
+        };
+        let ok = match comparison {
+            Comparison::AtMost => d <= bound + 1e-12,
+            Comparison::AtLeast => d >= bound - 1e-12,
+        };
+        let frame = frame_index(fr.rec, f);
+        let detail = format!("mean nearest distance {d} m over {} agent(s) at {} s (frame {frame})", pts.len(), f.t);
+        Measured::Seen(when::seen(ok, detail))
+    })
 }
 
 /// Points inside `shape` on a grid of spacing `h` (cell centres).
