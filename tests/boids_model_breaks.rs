@@ -1,0 +1,46 @@
+//! The behaviour-and-flocks scenarios' expectations are what make them
+//! pass: run a scenario with the behaviour it shows switched off in the
+//! compiled `Program` and the same expectations must fail.
+
+use crowd::ir::{Action, BehaviourBody, Program};
+
+mod scenario_support;
+use scenario_support::{assert_fails, broken};
+
+const PREDATOR_PREY: &str = "scenarios/behaviour_flocks/predator_prey.crowd";
+
+/// Calls `f` on every action of every behaviour.
+fn each_action(program: &mut Program, mut f: impl FnMut(&mut Action)) {
+    for b in &mut program.behaviours {
+        match &mut b.body {
+            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).for_each(&mut f),
+            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).for_each(&mut f),
+        }
+    }
+}
+
+#[test]
+fn a_flock_without_cohesion_drifts_apart_before_the_hawk_comes() {
+    let failed = broken(PREDATOR_PREY, |p| {
+        each_action(p, |a| {
+            if let Action::Flock { cohesion, .. } = a {
+                *cohesion = 0.0;
+            }
+        })
+    });
+    assert_fails(&failed, "nearest distance of flock <= 3 m during 5 s to 30 s");
+    assert_fails(&failed, "spread of flock <= 30 m during 5 s to 30 s");
+}
+
+#[test]
+fn prey_that_do_not_avoid_the_hawk_neither_scatter_nor_escape() {
+    let failed = broken(PREDATOR_PREY, |p| p.params.boids.avoid_weight = 0.0);
+    assert_fails(&failed, "spread of flock >= 40 m at 60 s");
+    assert_fails(&failed, "count of flock >= 185 at 60 s");
+}
+
+#[test]
+fn a_hawk_that_never_catches_leaves_the_flock_whole() {
+    let failed = broken(PREDATOR_PREY, |p| p.switches.catches = false);
+    assert_fails(&failed, "count of flock <= 199 at 40 s");
+}
