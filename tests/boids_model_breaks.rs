@@ -44,3 +44,12 @@ fn a_hawk_that_never_catches_leaves_the_flock_whole() {
     let failed = broken(PREDATOR_PREY, |p| p.switches.catches = false);
     assert_fails(&failed, "count of flock <= 199 at 40 s");
 }
+
+#[test]
+fn birds_placed_uniformly_show_neither_orbit() {
+    let failed = broken("scenarios/behaviour_flocks/chaotic_placement.crowd", |p| {
+        p.switches.chaotic_placement = false;
+    });
+    assert_fails(&failed, "at most 1% of starlings inside west_edge at 0 s");
+    assert_fails(&failed, "at least 10% of sparrows inside east_edge at 0 s");
+}
