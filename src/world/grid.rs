@@ -340,6 +340,44 @@ mod tests {
     }
 
     #[test]
+    fn rows_and_places_find_everything_a_brute_force_finds() {
+        // Cells as wide as the query, as the boids' index is cut; query points
+        // on cell corners and edges, where an off-by-one would lose a row.
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(20.0, 14.0) };
+        let mut g = Grid::new(area, 2.0, 1 << 20);
+        let mut s = 987654321u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut pts: Vec<Vec2> = (0..3000).map(|_| Vec2::new(next() * 20.0, next() * 14.0)).collect();
+        pts.extend((0..=10).flat_map(|i| (0..=7).map(move |j| Vec2::new(2.0 * i as f64, 2.0 * j as f64))));
+        g.rebuild(&pts);
+        for (q, &p) in pts.iter().enumerate().step_by(7) {
+            for r in [0.5, 1.999, 2.0] {
+                let mut by_rows = Vec::new();
+                for (a, b) in g.rows_near(p, r) {
+                    by_rows.extend(g.order()[a..b].iter().copied().filter(|&id| pts[id as usize].distance(p) <= r));
+                }
+                let mut by_places = Vec::new();
+                g.for_each_placed(p, r, |k, id, at| {
+                    assert_eq!((g.order()[k], at), (id, pts[id as usize]), "place {k} of query {q}");
+                    if at.distance(p) <= r {
+                        by_places.push(id);
+                    }
+                });
+                by_rows.sort_unstable();
+                by_places.sort_unstable();
+                let want = brute(&pts, p, r);
+                assert_eq!(by_rows, want, "rows of query {q}, r = {r}");
+                assert_eq!(by_places, want, "places of query {q}, r = {r}");
+            }
+        }
+    }
+
+    #[test]
     fn cell_count_is_capped() {
         let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(10_000.0, 10_000.0) };
         let g = Grid::new(area, 0.5, 1 << 16);
