@@ -66,6 +66,76 @@ pub(crate) const PROGRESS: f64 = 0.1;
 /// has arrived: those standing there let it no nearer, s.
 pub(crate) const STALL_TIME: f64 = 3.0;
 
+/// How many entries an agent's memory holds: a push onto a full memory
+/// forgets the oldest.
+pub(crate) const MEMORY_DEPTH: usize = 16;
+
+/// An entry of an agent's memory: an interrupted rule's activity, or a goal
+/// put aside by `push goal` (`rule` is then `NONE`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Recall {
+    pub rule: u32,
+    pub goal: Goal,
+    /// The rule had made its goal pick.
+    pub picked: bool,
+    /// What was left of the rule's dwell, s.
+    pub dwell_left: Option<f64>,
+}
+
+/// An agent's memory (Durupınar's goal queue): a stack of fixed depth kept
+/// as a ring, so forgetting the oldest entry moves nothing.
+#[derive(Clone, Debug)]
+pub(crate) struct Memory {
+    entries: [Recall; MEMORY_DEPTH],
+    /// The oldest entry's place in `entries`, and how many there are.
+    first: usize,
+    len: usize,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        let blank = Recall { rule: NONE, goal: Goal::None, picked: false, dwell_left: None };
+        Memory { entries: [blank; MEMORY_DEPTH], first: 0, len: 0 }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The entry `k` places from the oldest.
+    fn at(&self, k: usize) -> &Recall {
+        &self.entries[(self.first + k) % MEMORY_DEPTH]
+    }
+
+    /// Puts `r` on top; on a full memory the oldest entry is forgotten.
+    pub fn push(&mut self, r: Recall) {
+        if self.len == MEMORY_DEPTH {
+            self.first = (self.first + 1) % MEMORY_DEPTH;
+            self.len -= 1;
+        }
+        self.entries[(self.first + self.len) % MEMORY_DEPTH] = r;
+        self.len += 1;
+    }
+
+    /// Takes the top entry off.
+    pub fn pop(&mut self) -> Option<Recall> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(*self.at(self.len))
+    }
+
+    /// Takes off the topmost entry of rule `rule` and every entry above it;
+    /// returns that entry, or `None` (nothing removed) when there is none.
+    pub fn recall(&mut self, rule: u32) -> Option<Recall> {
+        let k = (0..self.len).rev().find(|&k| self.at(k).rule == rule)?;
+        let r = *self.at(k);
+        self.len = k;
+        Some(r)
+    }
+}
+
 /// A procedural group, or a solo agent's own one-member team.
 #[derive(Clone, Debug)]
 pub(crate) struct Team {
@@ -123,6 +193,12 @@ pub(crate) struct Agents {
     /// pass moves it without deciding again.
     pub fresh: Vec<bool>,
     pub mind: Vec<Mind>,
+    /// The agents' memories, made on the first push (most agents never have one).
+    pub memory: Vec<Option<Box<Memory>>>,
+    /// The values of the agents' vars, `var_stride` per agent in slot order
+    /// (the most vars any behaviour has; 0 when none has any).
+    pub vars: Vec<f64>,
+    pub var_stride: usize,
 }
 
 /// The attributes of a new agent.
@@ -163,6 +239,13 @@ impl Agents {
         self.settled.push(false);
         self.fresh.push(true);
         self.mind.push(a.mind);
+        self.memory.push(None);
+    }
+
+    /// The values of agent `i`'s vars.
+    #[inline]
+    pub fn vars_of(&self, i: usize) -> &[f64] {
+        &self.vars[i * self.var_stride..(i + 1) * self.var_stride]
     }
 
     /// Keeps the agents whose `keep` entry is true, in order.
@@ -187,6 +270,16 @@ impl Agents {
         retain(&mut self.settled, keep);
         retain(&mut self.fresh, keep);
         retain(&mut self.mind, keep);
+        retain(&mut self.memory, keep);
+        let w = self.var_stride;
+        if w > 0 {
+            let mut kept = 0;
+            for (i, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
+                self.vars.copy_within(i * w..(i + 1) * w, kept * w);
+                kept += 1;
+            }
+            self.vars.truncate(kept * w);
+        }
     }
 }
 
