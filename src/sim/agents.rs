@@ -98,8 +98,9 @@ impl Memory {
         Memory { entries: [blank; MEMORY_DEPTH], first: 0, len: 0 }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    /// Whether it holds a goal `push goal` put there.
+    pub fn holds_goal(&self) -> bool {
+        (0..self.len).any(|k| self.at(k).rule == NONE)
     }
 
     /// The entry `k` places from the oldest.
@@ -117,13 +118,16 @@ impl Memory {
         self.len += 1;
     }
 
-    /// Takes the top entry off.
-    pub fn pop(&mut self) -> Option<Recall> {
-        if self.len == 0 {
-            return None;
+    /// Takes off the topmost goal `push goal` put there; the entries of
+    /// interrupted rules above it keep their order.
+    pub fn pop_goal(&mut self) -> Option<Recall> {
+        let k = (0..self.len).rev().find(|&k| self.at(k).rule == NONE)?;
+        let r = *self.at(k);
+        for j in k..self.len - 1 {
+            self.entries[(self.first + j) % MEMORY_DEPTH] = *self.at(j + 1);
         }
         self.len -= 1;
-        Some(*self.at(self.len))
+        Some(r)
     }
 
     /// Takes off the topmost entry of rule `rule` and every entry above it;
@@ -290,4 +294,48 @@ pub(crate) fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
         i += 1;
         keep[i - 1]
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goal(x: f64) -> Recall {
+        Recall { rule: NONE, goal: Goal::Point(Vec2::new(x, 0.0)), picked: false, dwell_left: None }
+    }
+
+    fn rule(r: u32) -> Recall {
+        Recall { rule: r, goal: Goal::None, picked: true, dwell_left: Some(1.0) }
+    }
+
+    #[test]
+    fn a_full_memory_forgets_its_oldest_entry() {
+        let mut m = Memory::new();
+        for k in 0..MEMORY_DEPTH + 3 {
+            m.push(goal(k as f64));
+        }
+        let mut popped = vec![];
+        while let Some(r) = m.pop_goal() {
+            popped.push(r.goal);
+        }
+        let kept: Vec<Goal> = (3..MEMORY_DEPTH + 3).rev().map(|k| goal(k as f64).goal).collect();
+        assert_eq!(popped, kept);
+    }
+
+    #[test]
+    fn recalling_a_rule_drops_what_lies_above_its_entry_and_popping_a_goal_skips_rules() {
+        let mut m = Memory::new();
+        m.push(goal(1.0));
+        m.push(rule(4));
+        m.push(goal(2.0));
+        m.push(rule(7));
+        assert_eq!(m.pop_goal(), Some(goal(2.0)));
+        assert_eq!(m.recall(9), None);
+        assert_eq!(m.recall(4), Some(rule(4)));
+        assert!(m.holds_goal());
+        assert_eq!(m.recall(7), None);
+        assert_eq!(m.pop_goal(), Some(goal(1.0)));
+        assert!(!m.holds_goal());
+        assert_eq!(m.pop_goal(), None);
+    }
 }

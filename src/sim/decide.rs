@@ -262,7 +262,7 @@ impl<'p> Simulation<'p> {
         match c {
             Condition::TimeAfter(x) => t >= x - TIME_EPS,
             Condition::Var { var, op, value } => op.holds(vars[*var as usize], *value),
-            Condition::RemembersGoal => self.scene.agents.memory[i].as_ref().is_some_and(|m| !m.is_empty()),
+            Condition::RemembersGoal => self.scene.agents.memory[i].as_ref().is_some_and(|m| m.holds_goal()),
             Condition::Not(c) => !self.holds(i, c, t, heading, vars),
             Condition::All(cs) => cs.iter().all(|c| self.holds(i, c, t, heading, vars)),
             Condition::SeesRegion { region, radius, cone } => {
@@ -457,7 +457,7 @@ impl<'p> Simulation<'p> {
                     self.set_goal(i, g);
                 }
                 Action::PopGoal if program.switches.goal_memory => {
-                    if let Some(r) = self.scene.agents.memory[i].as_mut().and_then(|m| m.pop()) {
+                    if let Some(r) = self.scene.agents.memory[i].as_mut().and_then(|m| m.pop_goal()) {
                         self.set_goal(i, r.goal);
                     }
                 }
