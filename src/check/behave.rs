@@ -121,7 +121,8 @@ impl Checker {
             for stmt in &v.stmts {
                 match stmt {
                     ast::VarStmt::Rise { rate, when, .. } => {
-                        let rate = self.si_in(rate, Dim::Rate, 0.0, f64::INFINITY, false, "rise rate");
+                        let what = format!("the rise rate of `{}`", v.name.text);
+                        let rate = self.si_in(rate, Dim::Rate, 0.0, f64::INFINITY, false, &what);
                         let when = self.condition(when);
                         if let (Some(rate), Some(when)) = (rate, when) {
                             var.rises.push(ir::Rise { rate, when });
@@ -133,10 +134,12 @@ impl Checker {
                 }
             }
             if let Some((q, _)) = &decay {
-                var.decay = self.si_in(q, Dim::Rate, 0.0, f64::INFINITY, false, "decay rate").unwrap_or(0.0);
+                let what = format!("the decay rate of `{}`", v.name.text);
+                var.decay = self.si_in(q, Dim::Rate, 0.0, f64::INFINITY, false, &what).unwrap_or(0.0);
             }
             if let Some((q, _)) = &max {
-                var.max = self.si_in(q, Dim::Number, 0.0, f64::INFINITY, true, "a var's max").unwrap_or(1.0);
+                let what = format!("the max of `{}`", v.name.text);
+                var.max = self.si_in(q, Dim::Number, 0.0, f64::INFINITY, true, &what).unwrap_or(1.0);
             }
             if let Some((q, _)) = &start {
                 let what = format!("the start of `{}`", v.name.text);
