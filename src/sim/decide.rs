@@ -8,7 +8,13 @@
 //!   time, picking an object with limited capacity) is applied sequentially
 //!   in id order, so capacity contention is settled by id;
 //! - a mode is entered at most once per state per step: a chain of immediate
-//!   transitions stops after visiting as many states as the behaviour has.
+//!   transitions stops after visiting as many states as the behaviour has;
+//! - an agent's vars move one step in the parallel pass, from the snapshot
+//!   (their rises' conditions read the values the step started with), into a
+//!   scratch array swapped in before the apply: the rule chosen in the pass
+//!   and the transitions taken in the apply read the same new values;
+//! - only the apply writes an agent's memory: a rule interrupted by one of
+//!   higher priority is remembered there and resumed on its next entry.
 //!
 //! Arrival: an agent has arrived when it is within `motion.arrival_radius` of
 //! its aim point. So that a crowd seeking one point does not jostle forever
