@@ -1,31 +1,56 @@
-//! Every ` ```crowd ` example of `docs/language.md` is a complete file that
-//! checks without errors or warnings, as the page promises.
+//! Every `crowd` code block of the documentation is a complete scenario that
+//! checks with no error and no warning, as `docs/language.md` promises.
+
+use std::path::Path;
 
 use crowd::diag::render_all;
 use crowd::SourceFile;
 
-#[test]
-fn every_language_example_checks_clean() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/language.md");
-    let page = std::fs::read_to_string(path).expect("docs/language.md");
-    let mut examples = 0;
-    let mut wrong = Vec::new();
-    let mut rest = page.as_str();
-    while let Some(start) = rest.find("```crowd\n") {
-        let body = &rest[start + "```crowd\n".len()..];
-        let end = body.find("```").expect("a closed code block");
-        let line = page[..page.len() - rest.len() + start].lines().count() + 1;
-        let file = SourceFile::new(format!("language.md:{line}"), body[..end].to_string());
-        let diags = match crowd::compile(&file) {
-            Ok(c) => c.warnings,
-            Err(d) => d,
-        };
-        if !diags.is_empty() {
-            wrong.push(render_all(&diags, &file, true));
+/// The `crowd` blocks of a Markdown text, with the line each starts on.
+fn crowd_blocks(text: &str) -> Vec<(usize, String)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    for (k, line) in text.lines().enumerate() {
+        match &mut open {
+            None if line.trim_start() == "```crowd" => open = Some((k + 1, String::new())),
+            None => {}
+            Some(_) if line.trim_start() == "```" => blocks.extend(open.take()),
+            Some((_, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
         }
-        examples += 1;
-        rest = &body[end + 3..];
     }
-    assert!(examples >= 10, "only {examples} examples found");
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(open.is_none(), "a crowd block is never closed");
+    blocks
+}
+
+#[test]
+fn every_crowd_block_of_the_docs_checks_without_errors_or_warnings() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut paths: Vec<_> = std::fs::read_dir(&docs)
+        .expect("docs/ exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in &paths {
+        let text = std::fs::read_to_string(path).expect("a readable doc");
+        let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
+        for (line, block) in crowd_blocks(&text) {
+            checked += 1;
+            let file = SourceFile::new(format!("{name}:{line}"), block);
+            let diags = match crowd::compile(&file) {
+                Ok(compiled) => compiled.warnings,
+                Err(diags) => diags,
+            };
+            if !diags.is_empty() {
+                failures.push(render_all(&diags, &file, true));
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} crowd blocks found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -133,6 +133,7 @@ fn party() -> Program {
     ];
     p.behaviours = vec![Behaviour {
         name: "visitor".into(),
+        vars: vec![],
         body: BehaviourBody::States(vec![
             State {
                 name: "choose".into(),
@@ -244,6 +245,7 @@ fn rules_switch_on_what_agents_see() {
     p.behaviours = vec![
         Behaviour {
             name: "watch".into(),
+            vars: vec![],
             body: BehaviourBody::Rules(vec![
                 Rule {
                     name: "retreat".into(),
@@ -286,6 +288,7 @@ fn wary_of(name: &str, who: Subject) -> Behaviour {
     let stand = || vec![Action::Dwell(Some(Dist::Constant(100.0)))];
     Behaviour {
         name: name.into(),
+        vars: vec![],
         body: BehaviourBody::Rules(vec![
             Rule {
                 name: "alarm".into(),

@@ -853,7 +853,8 @@ impl Checker {
         let actions: Vec<&ir::Action> = behaviour_actions(b).collect();
         let seeks_own = actions.iter().any(|a| matches!(a, ir::Action::Seek { target: ir::Target::OwnGoal, .. }));
         let picks = actions.iter().any(|a| matches!(a, ir::Action::PickGoal));
-        if seeks_own && !has_goal && !picks {
+        let pushes = actions.iter().any(|a| matches!(a, ir::Action::PushGoal(_)));
+        if seeks_own && !has_goal && !picks && !pushes {
             self.error(
                 Diagnostic::error("E093", span.clone(), format!("`{name}` has no goal, but its behaviour `{}` seeks one", b.name))
                     .label("no `goal` and no `wants`")

@@ -3,10 +3,25 @@
 
 use std::collections::BTreeMap;
 
-use super::{params, Checker, Dim, Kind};
+use super::{params, units, Checker, Dim, Kind};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::ir::{self, PlannerKind};
 use crate::syntax::ast::{self, BehaviourStmt};
+
+/// Words a condition begins or joins with: a var of one of these names
+/// would not read as a comparison.
+const RESERVED_VAR_NAMES: [&str; 6] = ["sees", "time", "not", "and", "remembers", "done"];
+
+/// `true` or `false`: what a comparison of a var with a number below 0
+/// (`below`) or above its max gives for every value the var can take.
+fn always(op: ast::CompareOp, below: bool) -> &'static str {
+    let greater = matches!(op, ast::CompareOp::Greater | ast::CompareOp::AtLeast);
+    if greater == below {
+        "true"
+    } else {
+        "false"
+    }
+}
 
 impl Checker {
     pub(super) fn behaviours(&mut self, file: &ast::File) -> Vec<ir::Behaviour> {
@@ -20,14 +35,15 @@ impl Checker {
     }
 
     fn behaviour(&mut self, b: &ast::Behaviour) -> ir::Behaviour {
+        self.declare_vars(b);
         let has_states = b.stmts.iter().any(|s| matches!(s, BehaviourStmt::State(_)));
-        let has_other = b.stmts.iter().find(|s| !matches!(s, BehaviourStmt::State(_)));
+        let has_other = b.stmts.iter().find(|s| matches!(s, BehaviourStmt::Rule(_) | BehaviourStmt::Action(_)));
         let body = if has_states {
             if let Some(other) = has_other {
                 let span = match other {
                     BehaviourStmt::Rule(r) => r.span.clone(),
                     BehaviourStmt::Action(a) => a.span.clone(),
-                    BehaviourStmt::State(_) => unreachable!(),
+                    BehaviourStmt::State(_) | BehaviourStmt::Var(_) => unreachable!(),
                 };
                 self.error(
                     Diagnostic::error(
@@ -43,14 +59,95 @@ impl Checker {
         } else {
             ir::BehaviourBody::Rules(self.rules(b))
         };
-        if b.stmts.is_empty() {
+        if b.stmts.iter().all(|s| matches!(s, BehaviourStmt::Var(_))) {
             self.error(
                 Diagnostic::error("E070", b.name.span.clone(), format!("behaviour `{}` is empty", b.name.text))
                     .label("does nothing")
                     .help("give it an action, e.g. `seek goal using tree_paths`"),
             );
         }
-        ir::Behaviour { name: b.name.text.clone(), body }
+        let vars = self.vars(b);
+        self.vars_in_scope.clear();
+        ir::Behaviour { name: b.name.text.clone(), body, vars }
+    }
+
+    /// Puts the behaviour's vars in scope for its conditions (in any order
+    /// of declaration), reporting names given twice and names that would
+    /// read as another condition.
+    fn declare_vars(&mut self, b: &ast::Behaviour) {
+        self.behaviour_in_scope = b.name.text.clone();
+        self.vars_in_scope.clear();
+        let mut first: BTreeMap<&str, ast::Span> = BTreeMap::new();
+        for s in &b.stmts {
+            let BehaviourStmt::Var(v) = s else { continue };
+            let name = &v.name;
+            if let Some(span) = first.get(name.text.as_str()) {
+                self.error(
+                    Diagnostic::error("E011", name.span.clone(), format!("var `{}` is declared twice", name.text))
+                        .label("declared again here")
+                        .related(span.clone(), "first declared here")
+                        .help("give every var of a behaviour its own name"),
+                );
+            } else {
+                first.insert(&name.text, name.span.clone());
+            }
+            if RESERVED_VAR_NAMES.contains(&name.text.as_str()) {
+                self.error(
+                    Diagnostic::error("E096", name.span.clone(), format!("a var may not be called `{}`", name.text))
+                        .label("a word conditions are made of")
+                        .help(format!(
+                            "`{}` begins or joins conditions, so `{} > 0.5` would not read as a comparison: rename \
+                             the var",
+                            name.text, name.text
+                        )),
+                );
+            }
+            let max = v.stmts.iter().find_map(|s| match s {
+                ast::VarStmt::Max(q) => Some(units::si(q, Dim::Number).ok().filter(|m| *m > 0.0)),
+                _ => None,
+            });
+            self.vars_in_scope.push((name.text.clone(), max.unwrap_or(Some(1.0))));
+        }
+    }
+
+    /// The vars' dynamics, with every mistake reported; a var with a bad
+    /// value keeps its place (conditions refer to vars by place).
+    fn vars(&mut self, b: &ast::Behaviour) -> Vec<ir::Var> {
+        let mut out = vec![];
+        for s in &b.stmts {
+            let BehaviourStmt::Var(v) = s else { continue };
+            let mut var = ir::Var { name: v.name.text.clone(), rises: vec![], decay: 0.0, start: 0.0, max: 1.0 };
+            let (mut decay, mut start, mut max) = (None, None, None);
+            for stmt in &v.stmts {
+                match stmt {
+                    ast::VarStmt::Rise { rate, when, .. } => {
+                        let what = format!("the rise rate of `{}`", v.name.text);
+                        let rate = self.si_in(rate, Dim::Rate, 0.0, f64::INFINITY, false, &what);
+                        let when = self.condition(when);
+                        if let (Some(rate), Some(when)) = (rate, when) {
+                            var.rises.push(ir::Rise { rate, when });
+                        }
+                    }
+                    ast::VarStmt::Decay(q) => self.once(&mut decay, q.clone(), q.span.clone(), "decay"),
+                    ast::VarStmt::Start(q) => self.once(&mut start, q.clone(), q.span.clone(), "start"),
+                    ast::VarStmt::Max(q) => self.once(&mut max, q.clone(), q.span.clone(), "max"),
+                }
+            }
+            if let Some((q, _)) = &decay {
+                let what = format!("the decay rate of `{}`", v.name.text);
+                var.decay = self.si_in(q, Dim::Rate, 0.0, f64::INFINITY, false, &what).unwrap_or(0.0);
+            }
+            if let Some((q, _)) = &max {
+                let what = format!("the max of `{}`", v.name.text);
+                var.max = self.si_in(q, Dim::Number, 0.0, f64::INFINITY, true, &what).unwrap_or(1.0);
+            }
+            if let Some((q, _)) = &start {
+                let what = format!("the start of `{}`", v.name.text);
+                var.start = self.si_in(q, Dim::Number, 0.0, var.max, false, &what).unwrap_or(0.0);
+            }
+            out.push(var);
+        }
+        out
     }
 
     fn rules(&mut self, b: &ast::Behaviour) -> Vec<ir::Rule> {
@@ -93,7 +190,7 @@ impl Checker {
                     let actions = r.actions.iter().filter_map(|a| self.action(a)).collect();
                     rules.push(ir::Rule { name: r.name.text.clone(), priority: priority.unwrap_or(0), when, actions });
                 }
-                BehaviourStmt::State(_) => {}
+                BehaviourStmt::State(_) | BehaviourStmt::Var(_) => {}
             }
         }
         if !bare.is_empty() {
@@ -168,18 +265,103 @@ impl Checker {
             .collect()
     }
 
+    /// A condition, every atom checked; one atom stays itself, several are `All`.
     fn condition(&mut self, c: &ast::Condition) -> Option<ir::Condition> {
+        let mut atoms = Vec::with_capacity(c.atoms.len());
+        let mut ok = true;
+        for a in &c.atoms {
+            match self.basic(&a.basic) {
+                Some(b) if a.negated => atoms.push(ir::Condition::Not(Box::new(b))),
+                Some(b) => atoms.push(b),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if atoms.len() == 1 {
+            atoms.pop()
+        } else {
+            Some(ir::Condition::All(atoms))
+        }
+    }
+
+    /// A perception radius and an optional view cone.
+    fn reach(&mut self, radius: &ast::Quantity, cone: &Option<ast::Quantity>) -> Option<(f64, Option<f64>)> {
+        let radius = self.si_in(radius, Dim::Length, 0.0, f64::INFINITY, true, "perception radius");
+        let cone = match cone {
+            Some(q) => Some(self.si_in(q, Dim::Angle, 0.0, std::f64::consts::TAU, true, "view cone")?),
+            None => None,
+        };
+        Some((radius?, cone))
+    }
+
+    fn basic(&mut self, c: &ast::Basic) -> Option<ir::Condition> {
         match c {
-            ast::Condition::Sees { who, radius, cone, .. } => {
+            ast::Basic::Sees { who, radius, cone, .. } => {
                 let who = self.subject(who);
-                let radius = self.si_in(radius, Dim::Length, 0.0, f64::INFINITY, true, "perception radius");
-                let cone = match cone {
-                    Some(q) => Some(self.si_in(q, Dim::Angle, 0.0, std::f64::consts::TAU, true, "view cone")?),
+                let (radius, cone) = self.reach(radius, cone)?;
+                Some(ir::Condition::Sees { who: who?, radius, cone })
+            }
+            ast::Basic::SeesRegion { region, radius, cone } => {
+                let region = self.resolve(region, &[Kind::Region]);
+                let (radius, cone) = self.reach(radius, cone)?;
+                Some(ir::Condition::SeesRegion { region: ir::RegionId(region?.index), radius, cone })
+            }
+            ast::Basic::SeesObstacle { obstacle, radius, cone } => {
+                let obstacle =
+                    obstacle.as_ref().map(|n| self.resolve(n, &[Kind::Obstacle]).map(|d| ir::ObstacleId(d.index)));
+                let (radius, cone) = self.reach(radius, cone)?;
+                let obstacle = match obstacle {
+                    Some(o) => Some(o?),
                     None => None,
                 };
-                Some(ir::Condition::Sees { who: who?, radius: radius?, cone })
+                Some(ir::Condition::SeesObstacle { obstacle, radius, cone })
             }
-            ast::Condition::TimeAfter(q) => self.time_in_run(q, "time").map(ir::Condition::TimeAfter),
+            ast::Basic::TimeAfter(q) => self.time_in_run(q, "time").map(ir::Condition::TimeAfter),
+            ast::Basic::Remembers => Some(ir::Condition::RemembersGoal),
+            ast::Basic::Compare { var, op, value } => {
+                let found = self.vars_in_scope.iter().position(|(n, _)| *n == var.text);
+                let x = self.si(value, Dim::Number);
+                let Some(k) = found else {
+                    let names: Vec<&str> = self.vars_in_scope.iter().map(|(n, _)| n.as_str()).collect();
+                    let behaviour = &self.behaviour_in_scope;
+                    let help = match did_you_mean(&var.text, names.iter().copied()) {
+                        Some(n) => format!("did you mean `{n}`?"),
+                        None if names.is_empty() => format!(
+                            "declare it in behaviour `{behaviour}`: `var {} {{ rise 1 per s when ...; decay 0.1 per s }}`",
+                            var.text
+                        ),
+                        None => format!("vars of `{behaviour}`: {}", names.join(", ")),
+                    };
+                    let message = format!("unknown var `{}` in behaviour `{behaviour}`", var.text);
+                    self.error(Diagnostic::error("E010", var.span.clone(), message).label("no such var").help(help));
+                    return None;
+                };
+                let x = x?;
+                if let (_, Some(max)) = &self.vars_in_scope[k] {
+                    if x < 0.0 || x > *max {
+                        let always = always(*op, x < 0.0);
+                        let max = *max;
+                        self.diags.push(
+                            Diagnostic::warning(
+                                "W004",
+                                value.span.clone(),
+                                format!("`{} {} {x}` is always {always}", var.text, op.text()),
+                            )
+                            .label(format!("`{}` stays between 0 and {max}", var.text))
+                            .help(format!("compare with a number from 0 to {max}")),
+                        );
+                    }
+                }
+                let op = match op {
+                    ast::CompareOp::Less => ir::CompareOp::Less,
+                    ast::CompareOp::AtMost => ir::CompareOp::AtMost,
+                    ast::CompareOp::Greater => ir::CompareOp::Greater,
+                    ast::CompareOp::AtLeast => ir::CompareOp::AtLeast,
+                };
+                Some(ir::Condition::Var { var: k as u32, op, value: x })
+            }
         }
     }
 
@@ -217,29 +399,12 @@ impl Checker {
         use ast::ActionKind as A;
         Some(match &a.kind {
             A::Seek { target, using } => {
-                let target = match target {
-                    ast::Target::OwnGoal(_) => Some(ir::Target::OwnGoal),
-                    ast::Target::Point(p) => self
-                        .point(p)
-                        .filter(|x| self.goal_walkable(&ir::Goal::Point(*x), p.span.clone()))
-                        .map(ir::Target::Point),
-                    ast::Target::Region(r) => self.walkable_region(r).map(ir::Target::Region),
-                    ast::Target::Resource(r) => self.resource(r).map(ir::Target::Resource),
-                    ast::Target::Subject(s) => self.subject(s).map(ir::Target::Subject),
-                    ast::Target::Named(n) => {
-                        match self
-                            .resolve(n, &[Kind::Region, Kind::Population, Kind::Agent, Kind::Group])
-                            .map(|d| d.kind)
-                        {
-                            Some(Kind::Region) => self.walkable_region(n).map(ir::Target::Region),
-                            Some(_) => self.subject(&ast::Subject::Named(n.clone())).map(ir::Target::Subject),
-                            None => None,
-                        }
-                    }
-                };
+                let target = self.target(target, false);
                 let planner = self.planner(using.as_ref());
                 ir::Action::Seek { target: target?, planner: planner? }
             }
+            A::PushGoal(target) => ir::Action::PushGoal(self.target(target, true)?),
+            A::PopGoal => ir::Action::PopGoal,
             A::Wander => ir::Action::Wander,
             A::Dwell(d) => match d {
                 Some(d) => {
@@ -310,6 +475,33 @@ impl Checker {
             },
             A::Formation(f) => ir::Action::SetFormation(self.formation(f)?),
         })
+    }
+
+    /// What `seek` (or, with `objects`, `push goal`) walks to.
+    fn target(&mut self, target: &ast::Target, objects: bool) -> Option<ir::Target> {
+        match target {
+            ast::Target::OwnGoal(_) => Some(ir::Target::OwnGoal),
+            ast::Target::Point(p) => self
+                .point(p)
+                .filter(|x| self.goal_walkable(&ir::Goal::Point(*x), p.span.clone()))
+                .map(ir::Target::Point),
+            ast::Target::Region(r) => self.walkable_region(r).map(ir::Target::Region),
+            ast::Target::Resource(r) => self.resource(r).map(ir::Target::Resource),
+            ast::Target::Subject(s) => self.subject(s).map(ir::Target::Subject),
+            ast::Target::Named(n) => {
+                let kinds: &[Kind] = if objects {
+                    &[Kind::Region, Kind::Object, Kind::Population, Kind::Agent, Kind::Group]
+                } else {
+                    &[Kind::Region, Kind::Population, Kind::Agent, Kind::Group]
+                };
+                match self.resolve(n, kinds).map(|d| (d.kind, d.index)) {
+                    Some((Kind::Region, _)) => self.walkable_region(n).map(ir::Target::Region),
+                    Some((Kind::Object, k)) => Some(ir::Target::Object(ir::ObjectId(k))),
+                    Some(_) => self.subject(&ast::Subject::Named(n.clone())).map(ir::Target::Subject),
+                    None => None,
+                }
+            }
+        }
     }
 
     /// Marker-based models need markers to exist.

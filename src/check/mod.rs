@@ -157,6 +157,11 @@ pub(crate) struct Checker {
     pub walkable_regions: BTreeMap<u32, bool>,
     /// Bounding boxes of the world's obstacles, computed on first use.
     pub obstacle_boxes: Vec<ir::Rect>,
+    /// The vars of the behaviour being checked: name and `max` (when valid),
+    /// for the conditions that compare them.
+    pub vars_in_scope: Vec<(String, Option<f64>)>,
+    /// The behaviour being checked, for messages.
+    pub behaviour_in_scope: String,
 }
 
 impl Checker {
@@ -345,7 +350,7 @@ impl Checker {
         let (populations, groups) = self.populations(file, &behaviours);
         self.unused_behaviours(file);
         let expectations = self.expectations(file, &spaces);
-        let output = self.output(file);
+        let output = self.output(file, &behaviours, &populations);
         let header = header?;
         self.sizes(&header, &populations, file);
         self.trace_size(&header, &populations, &output, file);
@@ -564,9 +569,26 @@ impl Checker {
         v
     }
 
-    fn output(&mut self, file: &ast::File) -> ir::Output {
-        let mut columns = Vec::new();
-        let all = [ir::Column::Speed, ir::Column::Goal, ir::Column::Formation, ir::Column::Radius];
+    fn output(&mut self, file: &ast::File, behaviours: &[ir::Behaviour], populations: &[ir::Population]) -> ir::Output {
+        let mut columns: Vec<ir::Column> = Vec::new();
+        let mut all = vec![ir::Column::Speed, ir::Column::Goal, ir::Column::Formation, ir::Column::Radius];
+        // A var's column: every var of that name, whichever behaviour declares it.
+        let mut var_names: Vec<&str> = behaviours.iter().flat_map(|b| b.vars.iter().map(|v| v.name.as_str())).collect();
+        var_names.sort_unstable();
+        var_names.dedup();
+        for name in var_names {
+            if all.iter().any(|c| c.header() == name) || crate::trace::csv::BASE_COLUMNS.contains(&name) {
+                continue;
+            }
+            let slots = populations
+                .iter()
+                .map(|p| {
+                    let vars = behaviours.get(p.behaviour.index()).map_or(&[][..], |b| &b.vars[..]);
+                    vars.iter().position(|v| v.name == name).map_or(ir::NONE, |k| k as u32)
+                })
+                .collect();
+            all.push(ir::Column::Var { name: name.to_string(), slots });
+        }
         for item in &file.items {
             let ast::Item::Output(o) = item else { continue };
             for c in &o.columns {
@@ -576,7 +598,7 @@ impl Checker {
                             .label("listed again")
                             .help("list each column once"),
                     ),
-                    Some(k) => columns.push(*k),
+                    Some(k) => columns.push(k.clone()),
                     None => {
                         let names: Vec<&str> = all.iter().map(|k| k.header()).collect();
                         let help = match did_you_mean(&c.text, names.iter().copied()) {
@@ -695,6 +717,7 @@ fn show(v: f64, dim: Dim) -> String {
         Dim::Speed => format!("{v} m/s"),
         Dim::Angle => format!("{} deg", v * 180.0 / std::f64::consts::PI),
         Dim::Density => format!("{v} per m2"),
+        Dim::Rate => format!("{v} per s"),
         Dim::Percent => format!("{}%", v * 100.0),
         Dim::Number => format!("{v}"),
     }

@@ -14,6 +14,7 @@ impl Dim {
             Dim::Speed => "a speed",
             Dim::Angle => "an angle",
             Dim::Density => "a density",
+            Dim::Rate => "a rate",
             Dim::Percent => "a percentage",
             Dim::Number => "a plain number",
         }
@@ -26,6 +27,7 @@ impl Dim {
             Dim::Speed => "m/s, km/h, cm/s",
             Dim::Angle => "deg, rad",
             Dim::Density => "per m2",
+            Dim::Rate => "per s, per min",
             Dim::Percent => "%",
             Dim::Number => "no unit",
         }
@@ -38,6 +40,7 @@ impl Dim {
             Dim::Speed => "1.3 m/s",
             Dim::Angle => "45 deg",
             Dim::Density => "8 per m2",
+            Dim::Rate => "0.5 per s",
             Dim::Percent => "40%",
             Dim::Number => "10",
         }
@@ -61,6 +64,8 @@ fn unit_info(unit: &str) -> Option<(Dim, f64)> {
         "deg" | "°" => (Dim::Angle, std::f64::consts::PI / 180.0),
         "rad" => (Dim::Angle, 1.0),
         "per m2" | "per m²" | "/m2" | "/m²" => (Dim::Density, 1.0),
+        "per s" | "/s" => (Dim::Rate, 1.0),
+        "per min" | "/min" => (Dim::Rate, 1.0 / 60.0),
         "%" => (Dim::Percent, 0.01),
         _ => return None,
     })
@@ -73,6 +78,7 @@ fn si_unit(dim: Dim) -> &'static str {
         Dim::Speed => "metres per second",
         Dim::Angle => "radians",
         Dim::Density => "markers per m2",
+        Dim::Rate => "per second",
         Dim::Percent => "a fraction",
         Dim::Number => "a number",
     }
@@ -136,6 +142,8 @@ mod tests {
         assert_eq!(si(&q(2.0, Some("min")), Dim::Time).unwrap(), 120.0);
         assert_eq!(si(&q(40.0, Some("%")), Dim::Percent).unwrap(), 0.4);
         assert_eq!(si(&q(180.0, Some("deg")), Dim::Angle).unwrap(), std::f64::consts::PI);
+        assert_eq!(si(&q(30.0, Some("per min")), Dim::Rate).unwrap(), 0.5);
+        assert_eq!(si(&q(2.0, Some("/s")), Dim::Rate).unwrap(), 2.0);
     }
 
     #[test]

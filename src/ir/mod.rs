@@ -94,6 +94,11 @@ pub struct Switches {
     /// logistic-map orbits (Durupınar 2007); off: uniformly, as `spawn in
     /// REGION` places them.
     pub chaotic_placement: bool,
+    /// An agent's memory (Durupınar's goal queue): a rule interrupted by one
+    /// of higher priority is resumed where it left off, and `pop goal` takes
+    /// the remembered goal back; off: interruptions push nothing and resume
+    /// nothing, and `pop goal` does nothing.
+    pub goal_memory: bool,
 }
 
 impl Default for Switches {
@@ -107,6 +112,7 @@ impl Default for Switches {
             trace_attraction: true,
             catches: true,
             chaotic_placement: true,
+            goal_memory: true,
         }
     }
 }
@@ -498,10 +504,46 @@ pub enum MapVia {
     Sketch(Vec<Vec2>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Behaviour {
     pub name: String,
     pub body: BehaviourBody,
+    /// State variables of each agent of the behaviour, indexed by their place here.
+    pub vars: Vec<Var>,
+}
+
+// By hand so that a behaviour without vars prints as it did before vars
+// existed: `crowd ir` is a stable text form.
+impl std::fmt::Debug for Behaviour {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Behaviour");
+        d.field("name", &self.name).field("body", &self.body);
+        if !self.vars.is_empty() {
+            d.field("vars", &self.vars);
+        }
+        d.finish()
+    }
+}
+
+/// A per-agent state variable (Durupınar's internal states such as fear):
+/// each step `x ← clamp(x + dt·(Σ rate·[when holds] − decay), 0, max)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: String,
+    pub rises: Vec<Rise>,
+    /// Per second, ≥ 0.
+    pub decay: f64,
+    /// The value an agent starts with, in `[0, max]`.
+    pub start: f64,
+    /// > 0.
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rise {
+    /// Per second, ≥ 0.
+    pub rate: f64,
+    pub when: Condition,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -578,9 +620,55 @@ pub enum Trigger {
 pub enum Condition {
     /// An agent of `who` is within `radius` and, if `cone` is set, inside the
     /// view cone of that full angle around the heading.
-    Sees { who: Subject, radius: f64, cone: Option<f64> },
+    Sees {
+        who: Subject,
+        radius: f64,
+        cone: Option<f64>,
+    },
     /// Simulated time has passed `t`.
     TimeAfter(f64),
+    /// Some point of the region is within `radius` and, with a cone, inside it.
+    SeesRegion {
+        region: RegionId,
+        radius: f64,
+        cone: Option<f64>,
+    },
+    /// Likewise for the obstacle, or for any obstacle (`None`).
+    SeesObstacle {
+        obstacle: Option<ObstacleId>,
+        radius: f64,
+        cone: Option<f64>,
+    },
+    /// The agent's var (an index into its behaviour's `vars`) compared with `value`.
+    Var {
+        var: u32,
+        op: CompareOp,
+        value: f64,
+    },
+    /// The agent's memory is not empty.
+    RemembersGoal,
+    Not(Box<Condition>),
+    /// Every condition holds.
+    All(Vec<Condition>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Less,
+    AtMost,
+    Greater,
+    AtLeast,
+}
+
+impl CompareOp {
+    pub fn holds(self, x: f64, value: f64) -> bool {
+        match self {
+            CompareOp::Less => x < value,
+            CompareOp::AtMost => x <= value,
+            CompareOp::Greater => x > value,
+            CompareOp::AtLeast => x >= value,
+        }
+    }
 }
 
 /// What an expectation or a perception is about.
@@ -624,6 +712,8 @@ pub enum Target {
     Region(RegionId),
     Resource(ResourceId),
     Subject(Subject),
+    /// An object by name (`push goal` only).
+    Object(ObjectId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -716,6 +806,12 @@ pub enum Action {
         via: Option<RegionId>,
     },
     SetFormation(Formation),
+    /// On entering the mode: the agent's goal goes on top of its memory and
+    /// the target becomes its goal.
+    PushGoal(Target),
+    /// On entering the mode: the goal on top of the memory becomes the
+    /// agent's goal and leaves the memory (an empty memory changes nothing).
+    PopGoal,
 }
 
 impl Action {
@@ -736,6 +832,7 @@ impl Action {
             Action::Flee { .. } => "flee",
             Action::Evacuate { .. } => "evacuate",
             Action::SetFormation(_) => "group formation",
+            Action::PushGoal(_) | Action::PopGoal => "goal memory",
         }
     }
 
@@ -757,6 +854,8 @@ impl Action {
             Action::Flee { .. } => "flee",
             Action::Evacuate { .. } => "evacuate",
             Action::SetFormation(_) => "formation",
+            Action::PushGoal(_) => "push goal",
+            Action::PopGoal => "pop goal",
         }
     }
 }
@@ -903,21 +1002,29 @@ pub enum AreaRef {
     Space(SpaceId),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Column {
     Speed,
     Goal,
     Formation,
     Radius,
+    /// The value of the var of this name, for the agents whose behaviour has
+    /// one: `slots` holds, by population, the var's index in its behaviour's
+    /// `vars`, or [`NONE`] (the cell stays empty).
+    Var {
+        name: String,
+        slots: Vec<u32>,
+    },
 }
 
 impl Column {
-    pub fn header(self) -> &'static str {
+    pub fn header(&self) -> &str {
         match self {
             Column::Speed => "speed",
             Column::Goal => "goal",
             Column::Formation => "formation",
             Column::Radius => "radius",
+            Column::Var { name, .. } => name,
         }
     }
 }

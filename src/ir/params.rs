@@ -21,6 +21,8 @@ pub enum Dim {
     Density,
     /// A percentage, converted to a fraction in [0, 1].
     Percent,
+    /// How fast a plain number changes, per second.
+    Rate,
     /// A plain number with no unit.
     Number,
 }

@@ -66,6 +66,80 @@ pub(crate) const PROGRESS: f64 = 0.1;
 /// has arrived: those standing there let it no nearer, s.
 pub(crate) const STALL_TIME: f64 = 3.0;
 
+/// How many entries an agent's memory holds: a push onto a full memory
+/// forgets the oldest.
+pub(crate) const MEMORY_DEPTH: usize = 16;
+
+/// An entry of an agent's memory: an interrupted rule's activity, or a goal
+/// put aside by `push goal` (`rule` is then `NONE`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Recall {
+    pub rule: u32,
+    pub goal: Goal,
+    /// The rule had made its goal pick.
+    pub picked: bool,
+    /// What was left of the rule's dwell, s.
+    pub dwell_left: Option<f64>,
+}
+
+/// An agent's memory (Durupınar's goal queue): a stack of fixed depth kept
+/// as a ring, so forgetting the oldest entry moves nothing.
+#[derive(Clone, Debug)]
+pub(crate) struct Memory {
+    entries: [Recall; MEMORY_DEPTH],
+    /// The oldest entry's place in `entries`, and how many there are.
+    first: usize,
+    len: usize,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        let blank = Recall { rule: NONE, goal: Goal::None, picked: false, dwell_left: None };
+        Memory { entries: [blank; MEMORY_DEPTH], first: 0, len: 0 }
+    }
+
+    /// Whether it holds a goal `push goal` put there.
+    pub fn holds_goal(&self) -> bool {
+        (0..self.len).any(|k| self.at(k).rule == NONE)
+    }
+
+    /// The entry `k` places from the oldest.
+    fn at(&self, k: usize) -> &Recall {
+        &self.entries[(self.first + k) % MEMORY_DEPTH]
+    }
+
+    /// Puts `r` on top; on a full memory the oldest entry is forgotten.
+    pub fn push(&mut self, r: Recall) {
+        if self.len == MEMORY_DEPTH {
+            self.first = (self.first + 1) % MEMORY_DEPTH;
+            self.len -= 1;
+        }
+        self.entries[(self.first + self.len) % MEMORY_DEPTH] = r;
+        self.len += 1;
+    }
+
+    /// Takes off the topmost goal `push goal` put there; the entries of
+    /// interrupted rules above it keep their order.
+    pub fn pop_goal(&mut self) -> Option<Recall> {
+        let k = (0..self.len).rev().find(|&k| self.at(k).rule == NONE)?;
+        let r = *self.at(k);
+        for j in k..self.len - 1 {
+            self.entries[(self.first + j) % MEMORY_DEPTH] = *self.at(j + 1);
+        }
+        self.len -= 1;
+        Some(r)
+    }
+
+    /// Takes off the topmost entry of rule `rule` and every entry above it;
+    /// returns that entry, or `None` (nothing removed) when there is none.
+    pub fn recall(&mut self, rule: u32) -> Option<Recall> {
+        let k = (0..self.len).rev().find(|&k| self.at(k).rule == rule)?;
+        let r = *self.at(k);
+        self.len = k;
+        Some(r)
+    }
+}
+
 /// A procedural group, or a solo agent's own one-member team.
 #[derive(Clone, Debug)]
 pub(crate) struct Team {
@@ -123,6 +197,12 @@ pub(crate) struct Agents {
     /// pass moves it without deciding again.
     pub fresh: Vec<bool>,
     pub mind: Vec<Mind>,
+    /// The agents' memories, made on the first push (most agents never have one).
+    pub memory: Vec<Option<Box<Memory>>>,
+    /// The values of the agents' vars, `var_stride` per agent in slot order
+    /// (the most vars any behaviour has; 0 when none has any).
+    pub vars: Vec<f64>,
+    pub var_stride: usize,
 }
 
 /// The attributes of a new agent.
@@ -163,6 +243,13 @@ impl Agents {
         self.settled.push(false);
         self.fresh.push(true);
         self.mind.push(a.mind);
+        self.memory.push(None);
+    }
+
+    /// The values of agent `i`'s vars.
+    #[inline]
+    pub fn vars_of(&self, i: usize) -> &[f64] {
+        &self.vars[i * self.var_stride..(i + 1) * self.var_stride]
     }
 
     /// Keeps the agents whose `keep` entry is true, in order.
@@ -187,6 +274,16 @@ impl Agents {
         retain(&mut self.settled, keep);
         retain(&mut self.fresh, keep);
         retain(&mut self.mind, keep);
+        retain(&mut self.memory, keep);
+        let w = self.var_stride;
+        if w > 0 {
+            let mut kept = 0;
+            for (i, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
+                self.vars.copy_within(i * w..(i + 1) * w, kept * w);
+                kept += 1;
+            }
+            self.vars.truncate(kept * w);
+        }
     }
 }
 
@@ -197,4 +294,48 @@ pub(crate) fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
         i += 1;
         keep[i - 1]
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goal(x: f64) -> Recall {
+        Recall { rule: NONE, goal: Goal::Point(Vec2::new(x, 0.0)), picked: false, dwell_left: None }
+    }
+
+    fn rule(r: u32) -> Recall {
+        Recall { rule: r, goal: Goal::None, picked: true, dwell_left: Some(1.0) }
+    }
+
+    #[test]
+    fn a_full_memory_forgets_its_oldest_entry() {
+        let mut m = Memory::new();
+        for k in 0..MEMORY_DEPTH + 3 {
+            m.push(goal(k as f64));
+        }
+        let mut popped = vec![];
+        while let Some(r) = m.pop_goal() {
+            popped.push(r.goal);
+        }
+        let kept: Vec<Goal> = (3..MEMORY_DEPTH + 3).rev().map(|k| goal(k as f64).goal).collect();
+        assert_eq!(popped, kept);
+    }
+
+    #[test]
+    fn recalling_a_rule_drops_what_lies_above_its_entry_and_popping_a_goal_skips_rules() {
+        let mut m = Memory::new();
+        m.push(goal(1.0));
+        m.push(rule(4));
+        m.push(goal(2.0));
+        m.push(rule(7));
+        assert_eq!(m.pop_goal(), Some(goal(2.0)));
+        assert_eq!(m.recall(9), None);
+        assert_eq!(m.recall(4), Some(rule(4)));
+        assert!(m.holds_goal());
+        assert_eq!(m.recall(7), None);
+        assert_eq!(m.pop_goal(), Some(goal(1.0)));
+        assert!(!m.holds_goal());
+        assert_eq!(m.pop_goal(), None);
+    }
 }

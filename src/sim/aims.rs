@@ -160,6 +160,7 @@ fn anchor_subjects(program: &Program) -> Vec<Subject> {
         for a in b.body.actions() {
             match a {
                 crate::ir::Action::Seek { target: Target::Subject(s), .. }
+                | crate::ir::Action::PushGoal(Target::Subject(s))
                 | crate::ir::Action::Pursue { target: s, .. }
                 | crate::ir::Action::Surround { target: s } => add(*s),
                 _ => {}
@@ -184,7 +185,9 @@ fn goal_points(program: &Program) -> Vec<Vec2> {
     }
     for b in &program.behaviours {
         for a in b.body.actions() {
-            if let crate::ir::Action::Seek { target: Target::Point(q), .. } = a {
+            if let crate::ir::Action::Seek { target: Target::Point(q), .. }
+            | crate::ir::Action::PushGoal(Target::Point(q)) = a
+            {
                 add(*q);
             }
         }

@@ -8,7 +8,13 @@
 //!   time, picking an object with limited capacity) is applied sequentially
 //!   in id order, so capacity contention is settled by id;
 //! - a mode is entered at most once per state per step: a chain of immediate
-//!   transitions stops after visiting as many states as the behaviour has.
+//!   transitions stops after visiting as many states as the behaviour has;
+//! - an agent's vars move one step in the parallel pass, from the snapshot
+//!   (their rises' conditions read the values the step started with), into a
+//!   scratch array swapped in before the apply: the rule chosen in the pass
+//!   and the transitions taken in the apply read the same new values;
+//! - only the apply writes an agent's memory: a rule interrupted by one of
+//!   higher priority is remembered there and resumed on its next entry.
 //!
 //! Arrival: an agent has arrived when it is within `motion.arrival_radius` of
 //! its aim point. So that a crowd seeking one point does not jostle forever
@@ -29,7 +35,7 @@
 //! within `arrival_radius`. Following another agent, arrival means being
 //! within `t_min + arrival_radius` of it (they cannot get closer).
 
-use super::agents::{Goal, Mind};
+use super::agents::{Goal, Memory, Mind, Recall};
 use super::models::Models;
 use super::motion;
 use super::sample::sample;
@@ -38,6 +44,7 @@ use super::{SimError, Simulation};
 use crate::ir::{Action, BehaviourBody, Condition, Program, ResourceId, Shape, Target, Trigger, Vec2, NONE};
 use crate::math::{self, unit};
 use crate::rng::{stream, Purpose};
+use crate::world::geometry::Sight;
 use crate::world::walkable::reached;
 
 /// How far from its aim point an agent may be and still arrive by touching
@@ -60,16 +67,47 @@ impl<'p> Simulation<'p> {
     /// Phase 3 for agent `i` at time `t`, read-only: has it arrived, which
     /// rule applies, and does its decision need the sequential apply (from
     /// its own velocity, heading and plan of the last step).
-    pub(super) fn decide_one(&self, i: usize, t: f64) -> Decision {
+    /// `vars` receives the agent's var values for this step, which its
+    /// decision reads.
+    pub(super) fn decide_one(&self, i: usize, t: f64, vars: &mut [f64]) -> Decision {
         let agents = &self.scene.agents;
         let was = agents.arrived[i];
         if agents.fresh[i] {
-            // Decided when it appeared, at this same time.
+            // Decided when it appeared, at this same time, with its vars' start values.
+            vars.copy_from_slice(agents.vars_of(i));
             return Decision { arrived: was, fired: NONE, todo: false };
         }
+        if !vars.is_empty() {
+            self.update_vars(i, t, vars);
+        }
         let arrived = self.arrived_now(i, t, agents.vel[i], agents.active[i]);
-        let fired = self.fired_rule(i, t, agents.ori[i]);
-        Decision { arrived, fired, todo: self.changes(i, t, arrived, fired) }
+        let fired = self.fired_rule(i, t, agents.ori[i], vars);
+        Decision { arrived, fired, todo: self.changes(i, t, arrived, fired, vars) }
+    }
+
+    /// Agent `i`'s vars one step on, from the snapshot (the rises' conditions
+    /// read the values the step started with):
+    /// `x ← clamp(x + dt·(Σ rise·[condition] − decay), 0, max)`.
+    fn update_vars(&self, i: usize, t: f64, out: &mut [f64]) {
+        let agents = &self.scene.agents;
+        let old = agents.vars_of(i);
+        let b = self.scene.program.populations[agents.mind[i].member.population.index()].behaviour.index();
+        let vars = &self.scene.program.behaviours[b].vars;
+        let dt = self.scene.clock.dt;
+        for (k, x) in out.iter_mut().enumerate() {
+            *x = match vars.get(k) {
+                Some(v) => {
+                    let mut rise = 0.0;
+                    for r in &v.rises {
+                        if self.holds(i, &r.when, t, agents.ori[i], old) {
+                            rise += r.rate;
+                        }
+                    }
+                    (old[k] + dt * (rise - v.decay)).clamp(0.0, v.max)
+                }
+                None => 0.0,
+            };
+        }
     }
 
     /// Whether applying the decision (`arrived`, `fired`) of agent `i` at `t`
@@ -77,7 +115,7 @@ impl<'p> Simulation<'p> {
     /// do, short of doing it. Only such agents wait for the sequential apply;
     /// for the others it would change nothing, so skipping it gives the same
     /// state whichever agents the pass ran first.
-    fn changes(&self, i: usize, t: f64, arrived: bool, fired: u32) -> bool {
+    fn changes(&self, i: usize, t: f64, arrived: bool, fired: u32, vars: &[f64]) -> bool {
         let agents = &self.scene.agents;
         if arrived != agents.arrived[i] {
             return true;
@@ -94,7 +132,7 @@ impl<'p> Simulation<'p> {
             BehaviourBody::States(states) => {
                 m.mode == NONE || {
                     let state = &states[m.mode as usize];
-                    state.transitions.iter().any(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived))
+                    state.transitions.iter().any(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived, vars))
                 }
             }
         };
@@ -111,7 +149,7 @@ impl<'p> Simulation<'p> {
                 continue;
             }
             let arrived = self.arrived_now(i, t, self.scene.agents.vel[i], self.scene.agents.active[i]);
-            let fired = self.fired_rule(i, t, self.scene.agents.ori[i]);
+            let fired = self.fired_rule(i, t, self.scene.agents.ori[i], self.scene.agents.vars_of(i));
             self.apply_decision(i, arrived, fired, t)?;
             // Paths grow in the pass that moves the agent; here only the heading matters.
             let plan = motion::plan_to_aim(&self.scene, i);
@@ -206,7 +244,7 @@ impl<'p> Simulation<'p> {
     }
 
     /// The rule that applies to agent `i` now, for rule-based behaviours (read-only).
-    fn fired_rule(&self, i: usize, t: f64, heading: Vec2) -> u32 {
+    fn fired_rule(&self, i: usize, t: f64, heading: Vec2, vars: &[f64]) -> u32 {
         if self.scene.agents.leaving[i] {
             return NONE;
         }
@@ -218,16 +256,36 @@ impl<'p> Simulation<'p> {
         match &self.scene.program.behaviours[b.index()].body {
             BehaviourBody::Rules(rules) => rules
                 .iter()
-                .position(|r| r.when.as_ref().is_none_or(|c| self.holds(i, c, t, heading)))
+                .position(|r| r.when.as_ref().is_none_or(|c| self.holds(i, c, t, heading, vars)))
                 .map_or(NONE, |r| r as u32),
             BehaviourBody::States(_) => NONE,
         }
     }
 
-    /// Whether a condition holds for agent `i` (read-only).
-    fn holds(&self, i: usize, c: &Condition, t: f64, heading: Vec2) -> bool {
+    /// Whether a condition holds for agent `i` facing `heading`, whose vars
+    /// are `vars` (read-only).
+    fn holds(&self, i: usize, c: &Condition, t: f64, heading: Vec2, vars: &[f64]) -> bool {
         match c {
             Condition::TimeAfter(x) => t >= x - TIME_EPS,
+            Condition::Var { var, op, value } => op.holds(vars[*var as usize], *value),
+            Condition::RemembersGoal => self.scene.agents.memory[i].as_ref().is_some_and(|m| m.holds_goal()),
+            Condition::Not(c) => !self.holds(i, c, t, heading, vars),
+            Condition::All(cs) => cs.iter().all(|c| self.holds(i, c, t, heading, vars)),
+            Condition::SeesRegion { region, radius, cone } => {
+                let sight = Sight::new(self.scene.agents.pos[i], *radius, heading, *cone);
+                sight.sees(&self.scene.program.world.regions[region.index()].shape)
+            }
+            Condition::SeesObstacle { obstacle, radius, cone } => {
+                let sight = Sight::new(self.scene.agents.pos[i], *radius, heading, *cone);
+                let obstacles = &self.scene.program.world.obstacles;
+                match obstacle {
+                    Some(o) => sight.sees(&obstacles[o.index()].shape),
+                    None => obstacles
+                        .iter()
+                        .zip(&self.obstacle_boxes)
+                        .any(|(o, bounds)| !sight.misses_box(bounds) && sight.sees(&o.shape)),
+                }
+            }
             Condition::Sees { who, radius, cone } => {
                 let p = self.scene.agents.pos[i];
                 let min_cos = cone.map(|c| math::cos(c / 2.0));
@@ -271,8 +329,18 @@ impl<'p> Simulation<'p> {
         }
         let body = &program.behaviours[b].body;
         match body {
-            BehaviourBody::Rules(_) => {
+            BehaviourBody::Rules(rules) => {
                 if fired != m.mode {
+                    // A rule of higher priority interrupts: the agent remembers
+                    // what it was doing, to resume it when it comes back.
+                    let interrupts = m.mode != NONE
+                        && fired != NONE
+                        && rules[fired as usize].priority > rules[m.mode as usize].priority;
+                    if interrupts && program.switches.goal_memory {
+                        let left = m.dwell_end.map(|e| (e - t).max(0.0));
+                        let r = Recall { rule: m.mode, goal: m.goal, picked: m.picked, dwell_left: left };
+                        self.remember(i, r);
+                    }
                     self.enter(i, fired, t)?;
                 }
             }
@@ -283,8 +351,11 @@ impl<'p> Simulation<'p> {
                 for _ in 0..states.len() {
                     let state = &states[self.scene.agents.mind[i].mode as usize];
                     let arrived = self.scene.agents.arrived[i];
-                    let next =
-                        state.transitions.iter().find(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived));
+                    let vars = self.scene.agents.vars_of(i);
+                    let next = state
+                        .transitions
+                        .iter()
+                        .find(|tr| self.triggered(i, &tr.trigger, &state.actions, t, arrived, vars));
                     match next {
                         Some(tr) => self.enter(i, tr.to, t)?,
                         None => break,
@@ -318,7 +389,7 @@ impl<'p> Simulation<'p> {
 
     /// Whether `trigger` fires for agent `i` at `t`, when `arrived` says
     /// whether it is at its aim (read-only).
-    fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64, arrived: bool) -> bool {
+    fn triggered(&self, i: usize, trigger: &Trigger, actions: &[Action], t: f64, arrived: bool, vars: &[f64]) -> bool {
         let m = &self.scene.agents.mind[i];
         match trigger {
             Trigger::Arrival => arrived,
@@ -326,19 +397,34 @@ impl<'p> Simulation<'p> {
                 Action::Seek { .. } | Action::Pursue { .. } | Action::Surround { .. } => arrived,
                 Action::Dwell(_) => m.dwell_end.is_some_and(|e| t >= e - TIME_EPS),
                 Action::PickGoal => m.picked,
+                Action::PushGoal(_) | Action::PopGoal => true,
                 _ => false,
             }),
             Trigger::After(d) => t - m.since >= d - TIME_EPS,
-            Trigger::Condition(c) => self.holds(i, c, t, self.scene.agents.ori[i]),
+            Trigger::Condition(c) => self.holds(i, c, t, self.scene.agents.ori[i], vars),
         }
     }
 
-    /// Enters mode `mode` (a state or rule index, or `NONE`: idle).
+    /// Puts `r` on top of agent `i`'s memory.
+    fn remember(&mut self, i: usize, r: Recall) {
+        self.scene.agents.memory[i].get_or_insert_with(|| Box::new(Memory::new())).push(r);
+    }
+
+    /// Enters mode `mode` (a state or rule index, or `NONE`: idle). A rule
+    /// the agent's memory holds an entry for is resumed from it: its goal,
+    /// goal pick and what was left of its dwell come back, and its goal
+    /// pick, dwell draw and pushes and pops of goals are not made again.
     fn enter(&mut self, i: usize, mode: u32, t: f64) -> Result<(), SimError> {
         let program: &'p Program = self.scene.program;
+        let b = program.populations[self.scene.agents.mind[i].member.population.index()].behaviour.index();
+        let resumed = match (&program.behaviours[b].body, self.scene.agents.memory[i].as_mut()) {
+            (BehaviourBody::Rules(_), Some(memory)) if mode != NONE && program.switches.goal_memory => {
+                memory.recall(mode)
+            }
+            _ => None,
+        };
         let m = &mut self.scene.agents.mind[i];
         let pop = &program.populations[m.member.population.index()];
-        let b = pop.behaviour.index();
         m.mode = mode;
         m.since = t;
         m.closest = f64::INFINITY;
@@ -350,8 +436,37 @@ impl<'p> Simulation<'p> {
         self.scene.agents.arrived[i] = false;
         self.scene.agents.aim[i] = Goal::None;
         self.scene.agents.mode_label[i] = if mode == NONE { self.idle_label } else { self.mode_offset[b] + mode };
+        if let Some(r) = resumed {
+            if r.goal != self.scene.agents.mind[i].goal {
+                self.set_goal(i, r.goal);
+            }
+        }
         for action in program.behaviours[b].body.mode_actions(mode) {
+            match (action, resumed) {
+                (Action::Dwell(_), Some(Recall { dwell_left: Some(left), .. })) => {
+                    self.scene.agents.mind[i].dwell_end = Some(t + left);
+                    continue;
+                }
+                (Action::PickGoal, Some(r)) => {
+                    self.scene.agents.mind[i].picked = r.picked;
+                    continue;
+                }
+                (Action::PushGoal(_) | Action::PopGoal, Some(_)) => continue,
+                _ => {}
+            }
             match action {
+                Action::PushGoal(target) => {
+                    let g = self.goal_of(i, target)?;
+                    let r =
+                        Recall { rule: NONE, goal: self.scene.agents.mind[i].goal, picked: false, dwell_left: None };
+                    self.remember(i, r);
+                    self.set_goal(i, g);
+                }
+                Action::PopGoal if program.switches.goal_memory => {
+                    if let Some(r) = self.scene.agents.memory[i].as_mut().and_then(|m| m.pop_goal()) {
+                        self.set_goal(i, r.goal);
+                    }
+                }
                 Action::Seek { target, .. } => self.aim_at(i, target)?,
                 Action::Pursue { target, .. } | Action::Surround { target } => {
                     self.scene.agents.aim[i] = Goal::Anchor(self.scene.aims.anchor(*target));
@@ -411,11 +526,19 @@ impl<'p> Simulation<'p> {
     }
 
     fn aim_at(&mut self, i: usize, target: &Target) -> Result<(), SimError> {
-        let aim = match target {
-            Target::OwnGoal => {
-                self.scene.agents.mind[i].aim_is_own_goal = true;
-                self.scene.agents.mind[i].goal
-            }
+        if let Target::OwnGoal = target {
+            self.scene.agents.mind[i].aim_is_own_goal = true;
+        }
+        self.scene.agents.aim[i] = self.goal_of(i, target)?;
+        Ok(())
+    }
+
+    /// What `target` is for agent `i` now (a resource: one of the objects
+    /// providing it, at random).
+    fn goal_of(&mut self, i: usize, target: &Target) -> Result<Goal, SimError> {
+        Ok(match target {
+            Target::OwnGoal => self.scene.agents.mind[i].goal,
+            Target::Object(o) => Goal::Object(*o),
             Target::Point(p) => Goal::Point(*p),
             Target::Region(r) => Goal::Region(*r),
             Target::Resource(r) => {
@@ -429,9 +552,7 @@ impl<'p> Simulation<'p> {
                 Goal::Object(providers[k as usize])
             }
             Target::Subject(s) => Goal::Anchor(self.scene.aims.anchor(*s)),
-        };
-        self.scene.agents.aim[i] = aim;
-        Ok(())
+        })
     }
 
     /// Objects providing any of `wants` (any object at all when `wants` is empty), in order.

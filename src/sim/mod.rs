@@ -49,6 +49,7 @@ use std::time::{Duration, Instant};
 use crate::ir::{BehaviourBody, Program, Vec2, NONE};
 use crate::rng;
 use crate::trace::{AgentLog, FrameView, Labels, Recorder};
+use crate::world::geometry::bounding_box;
 use crate::world::grid::Grid;
 use crate::world::markers;
 use crate::world::walkable::Walkable;
@@ -205,6 +206,9 @@ struct Slots<'a> {
     deferred: &'a mut [bool],
     moves: Moves<'a>,
     drive: &'a mut [Drive],
+    /// The agents' new var values, `stride` each.
+    vars: &'a mut [f64],
+    stride: usize,
 }
 
 impl<'a> Slots<'a> {
@@ -229,9 +233,20 @@ impl<'a> Slots<'a> {
         let (deferred, deferred_) = self.deferred.split_at_mut(k);
         let (moves, moves_) = self.moves.split_at(k);
         let (drive, drive_) = self.drive.split_at_mut(k);
+        let stride = self.stride;
+        let (vars, vars_) = self.vars.split_at_mut(k * stride);
         (
-            Slots { arrived, fired, todo, deferred, moves, drive },
-            Slots { arrived: arrived_, fired: fired_, todo: todo_, deferred: deferred_, moves: moves_, drive: drive_ },
+            Slots { arrived, fired, todo, deferred, moves, drive, vars, stride },
+            Slots {
+                arrived: arrived_,
+                fired: fired_,
+                todo: todo_,
+                deferred: deferred_,
+                moves: moves_,
+                drive: drive_,
+                vars: vars_,
+                stride,
+            },
         )
     }
 }
@@ -270,21 +285,37 @@ struct Scratch {
     /// The agents that take part in distance enforcement.
     enforce: Vec<bool>,
     sweeps: resolve::Sweeps,
+    /// The agents' var values after this step's update (see `decide`).
+    vars: Vec<f64>,
 }
 
 impl Scratch {
     /// The slots of a parallel pass over every agent, with their drives.
-    fn slots<'a>(&'a mut self, drive: &'a mut [Drive]) -> Slots<'a> {
-        let Scratch { arrived, fired, todo, deferred, next, vel, ori, target, active, keys, settles, enforce, .. } =
-            self;
+    fn slots<'a>(&'a mut self, drive: &'a mut [Drive], stride: usize) -> Slots<'a> {
+        let Scratch {
+            arrived,
+            fired,
+            todo,
+            deferred,
+            next,
+            vel,
+            ori,
+            target,
+            active,
+            keys,
+            settles,
+            enforce,
+            vars,
+            ..
+        } = self;
         let moves = Moves { target, active, next, vel, ori, key: keys, settles, enforce };
-        Slots { arrived, fired, todo, deferred, moves, drive }
+        Slots { arrived, fired, todo, deferred, moves, drive, vars, stride }
     }
 
     /// Where the moves go, for the sequential apply (which reads the drives
     /// from the simulation, so none are lent here).
     fn moves(&mut self) -> Moves<'_> {
-        self.slots(&mut []).moves
+        self.slots(&mut [], 0).moves
     }
 }
 
@@ -325,6 +356,8 @@ pub struct Simulation<'p> {
     marker_cell: f64,
     /// The world's next marker event (`program.world.markers.events`).
     next_marker_event: usize,
+    /// Bounding boxes of the world's obstacles, for `sees obstacle`.
+    obstacle_boxes: Vec<crate::ir::Rect>,
 }
 
 impl<'p> Simulation<'p> {
@@ -456,7 +489,9 @@ impl<'p> Simulation<'p> {
             agent_steps: 0,
             marker_cell,
             next_marker_event: 0,
+            obstacle_boxes: program.world.obstacles.iter().map(|o| bounding_box(&o.shape)).collect(),
         };
+        sim.scene.agents.var_stride = program.behaviours.iter().map(|b| b.vars.len()).max().unwrap_or(0);
         sim.plan_teams();
         Ok(sim)
     }
@@ -548,7 +583,11 @@ impl<'p> Simulation<'p> {
     /// Appends a new agent with the core's and the models' state of an agent
     /// before its first mode.
     fn push_agent(&mut self, a: agents::Newborn) {
-        self.scene.agents.push(a);
+        let b = self.scene.program.populations[a.mind.member.population.index()].behaviour.index();
+        let vars = &self.scene.program.behaviours[b].vars;
+        let agents = &mut self.scene.agents;
+        agents.vars.extend((0..agents.var_stride).map(|k| vars.get(k).map_or(0.0, |v| v.start)));
+        agents.push(a);
         self.drives.push(Drive::new());
     }
 
@@ -646,7 +685,11 @@ impl<'p> Simulation<'p> {
         s.keys.resize(n, 0);
         s.settles.resize(n, false);
         s.enforce.resize(n, false);
+        s.vars.resize(n * self.scene.agents.var_stride, 0.0);
         let unfinished = self.pass(t, &mut s, Movers::Unchanged);
+        // The step's var values, which the pass computed from the snapshot,
+        // are what the decisions applied below read.
+        std::mem::swap(&mut self.scene.agents.vars, &mut s.vars);
         let sequential = self.workers.sequential_since(Instant::now());
         let result = self.apply_changed(t, &mut s).and_then(|deferred| {
             // The deferred agents come before any that failed to apply: a
@@ -726,13 +769,14 @@ impl<'p> Simulation<'p> {
     fn pass(&mut self, t: f64, s: &mut Scratch, movers: Movers) -> Option<(usize, Blame)> {
         let mut drives = std::mem::take(&mut self.drives);
         let unfinished: Mutex<Option<(usize, Blame)>> = Mutex::new(None);
-        self.workers.for_each(s.slots(&mut drives).chunks(CHUNK), |k, mut c| {
+        let stride = self.scene.agents.var_stride;
+        self.workers.for_each(s.slots(&mut drives, stride).chunks(CHUNK), |k, mut c| {
             let scene = &self.scene;
             for j in 0..c.arrived.len() {
                 let i = k * CHUNK + j;
                 match movers {
                     Movers::Unchanged => {
-                        let d = self.decide_one(i, t);
+                        let d = self.decide_one(i, t, &mut c.vars[j * stride..(j + 1) * stride]);
                         (c.arrived[j], c.fired[j], c.todo[j]) = (d.arrived, d.fired, d.todo);
                         if d.todo {
                             continue;
@@ -811,6 +855,8 @@ impl<'p> Simulation<'p> {
             goal: &a.goal_label,
             radius: &a.radius,
             formation: &a.formation,
+            vars: &a.vars,
+            var_stride: a.var_stride,
         };
         let r = recorder.record(&view);
         self.frame += 1;

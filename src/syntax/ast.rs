@@ -256,9 +256,26 @@ pub struct Behaviour {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum BehaviourStmt {
+    Var(Var),
     Rule(Rule),
     State(State),
     Action(Action),
+}
+
+/// `var NAME { rise R per s when CONDITION; decay R per s; start X; max X }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: Name,
+    pub stmts: Vec<VarStmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarStmt {
+    Rise { rate: Quantity, when: Condition, span: Span },
+    Decay(Quantity),
+    Start(Quantity),
+    Max(Quantity),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -293,10 +310,69 @@ pub enum Trigger {
     Condition(Condition),
 }
 
+/// Atoms joined by `and`: every one holds.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Condition {
-    Sees { who: Subject, radius: Quantity, cone: Option<Quantity>, span: Span },
+pub struct Condition {
+    pub atoms: Vec<Atom>,
+    pub span: Span,
+}
+
+/// `[not] BASIC`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Atom {
+    pub negated: bool,
+    pub basic: Basic,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Less,
+    AtMost,
+    Greater,
+    AtLeast,
+}
+
+impl CompareOp {
+    pub fn text(self) -> &'static str {
+        match self {
+            CompareOp::Less => "<",
+            CompareOp::AtMost => "<=",
+            CompareOp::Greater => ">",
+            CompareOp::AtLeast => ">=",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Basic {
+    Sees {
+        who: Subject,
+        radius: Quantity,
+        cone: Option<Quantity>,
+        span: Span,
+    },
+    /// `sees region NAME within R [cone A]`.
+    SeesRegion {
+        region: Name,
+        radius: Quantity,
+        cone: Option<Quantity>,
+    },
+    /// `sees obstacle [NAME] within R [cone A]`.
+    SeesObstacle {
+        obstacle: Option<Name>,
+        radius: Quantity,
+        cone: Option<Quantity>,
+    },
     TimeAfter(Quantity),
+    /// `remembers goal`.
+    Remembers,
+    /// `VAR < X` and the like.
+    Compare {
+        var: Name,
+        op: CompareOp,
+        value: Quantity,
+    },
 }
 
 /// `everyone`, the name of a population, agent or group, or `followers of
@@ -353,21 +429,34 @@ pub enum PlannerOption {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionKind {
-    Seek { target: Target, using: Option<Using> },
+    Seek {
+        target: Target,
+        using: Option<Using>,
+    },
     Wander,
     Dwell(Option<Dist>),
     PickGoal,
-    Pursue { target: Subject, using: Option<Using> },
+    Pursue {
+        target: Subject,
+        using: Option<Using>,
+    },
     Surround(Subject),
     Escape(Subject),
     Form(Name),
     Align(Name),
     Follow(Option<Subject>),
     Flock(Vec<(Name, Quantity)>),
-    Hunt { prey: Subject, catch_within: Option<Quantity> },
+    Hunt {
+        prey: Subject,
+        catch_within: Option<Quantity>,
+    },
     Flee(Subject),
     Evacuate(Option<Name>),
     Formation(Formation),
+    /// `push goal TARGET`.
+    PushGoal(Target),
+    /// `pop goal`.
+    PopGoal,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -425,12 +425,38 @@ impl Builder {
         let name = self.name(p.next().expect("behaviour name"));
         let stmts = p
             .map(|s| match s.as_rule() {
+                Rule::var_decl => BehaviourStmt::Var(self.var(s)),
                 Rule::rule_decl => BehaviourStmt::Rule(self.rule(s)),
                 Rule::state => BehaviourStmt::State(self.state(s)),
                 _ => BehaviourStmt::Action(self.action(s)),
             })
             .collect();
         Behaviour { name, stmts, span }
+    }
+
+    fn var(&mut self, pair: P<'_>) -> Var {
+        let span = self.span(&pair);
+        let mut p = parts(pair).into_iter();
+        let name = self.name(p.next().expect("var name"));
+        let stmts = p
+            .map(|s| {
+                let kind = s.as_rule();
+                let stmt_span = self.span(&s);
+                let q = parts(s);
+                match kind {
+                    Rule::var_rise => VarStmt::Rise {
+                        rate: self.quantity(q[0].clone()),
+                        when: self.condition(q[1].clone()),
+                        span: stmt_span,
+                    },
+                    Rule::var_decay => VarStmt::Decay(self.quantity(q[0].clone())),
+                    Rule::var_start => VarStmt::Start(self.quantity(q[0].clone())),
+                    Rule::var_max => VarStmt::Max(self.quantity(q[0].clone())),
+                    r => unreachable!("var rule {r:?}"),
+                }
+            })
+            .collect();
+        Var { name, stmts, span }
     }
 
     fn rule(&mut self, pair: P<'_>) -> Rule_ {
@@ -483,19 +509,54 @@ impl Builder {
     }
 
     fn condition(&self, pair: P<'_>) -> Condition {
-        let inner = pair.into_inner().next().expect("condition kind");
-        let span = self.span(&inner);
-        let kind = inner.as_rule();
-        let p = parts(inner);
-        match kind {
-            Rule::sees => Condition::Sees {
+        let span = self.span(&pair);
+        let atoms = parts(pair).into_iter().map(|a| self.atom(a)).collect();
+        Condition { atoms, span }
+    }
+
+    fn atom(&self, pair: P<'_>) -> Atom {
+        let span = self.span(&pair);
+        let mut inner = pair.into_inner().peekable();
+        let negated = inner.next_if(|p| p.as_rule() == Rule::k_not).is_some();
+        let basic = inner.next().expect("an atom's condition");
+        let basic_span = self.span(&basic);
+        let kind = basic.as_rule();
+        let p = parts(basic);
+        let radius_cone = |b: &Self, p: &[P<'_>]| {
+            let q: Vec<&P<'_>> = p.iter().filter(|x| x.as_rule() == Rule::quantity).collect();
+            (b.quantity(q[0].clone()), q.get(1).map(|c| b.quantity((*c).clone())))
+        };
+        let basic = match kind {
+            Rule::sees => Basic::Sees {
                 who: self.subject(p[0].clone()),
                 radius: self.quantity(p[1].clone()),
                 cone: p.get(2).map(|c| self.quantity(c.clone())),
-                span,
+                span: basic_span,
             },
-            _ => Condition::TimeAfter(self.quantity(p[0].clone())),
-        }
+            Rule::sees_region => {
+                let (radius, cone) = radius_cone(self, &p);
+                Basic::SeesRegion { region: self.name(p[0].clone()), radius, cone }
+            }
+            Rule::sees_obstacle => {
+                let (radius, cone) = radius_cone(self, &p);
+                let obstacle = p.iter().find(|x| x.as_rule() == Rule::ident).map(|n| self.name(n.clone()));
+                Basic::SeesObstacle { obstacle, radius, cone }
+            }
+            Rule::time_after => Basic::TimeAfter(self.quantity(p[0].clone())),
+            Rule::remembers => Basic::Remembers,
+            Rule::var_compare => Basic::Compare {
+                var: self.name(p[0].clone()),
+                op: match p[1].as_str() {
+                    "<" => CompareOp::Less,
+                    "<=" => CompareOp::AtMost,
+                    ">" => CompareOp::Greater,
+                    _ => CompareOp::AtLeast,
+                },
+                value: self.quantity(p[2].clone()),
+            },
+            r => unreachable!("condition rule {r:?}"),
+        };
+        Atom { negated, basic, span }
     }
 
     fn subject(&self, pair: P<'_>) -> Subject {
@@ -553,16 +614,7 @@ impl Builder {
         let kind = match kind {
             Rule::seek => {
                 let t = inner.clone().into_inner().find(|x| x.as_rule() == Rule::target).expect("seek target");
-                let tp: Vec<P<'_>> = t.clone().into_inner().collect();
-                let target = match tp.first().map(|x| x.as_rule()) {
-                    Some(Rule::k_goal) => Target::OwnGoal(self.span(&t)),
-                    Some(Rule::point) => Target::Point(self.point(tp[0].clone())),
-                    Some(Rule::k_region) => Target::Region(self.name(tp[1].clone())),
-                    Some(Rule::k_resource) => Target::Resource(self.name(tp[1].clone())),
-                    Some(Rule::followers_of) => Target::Subject(self.followers_of(tp[0].clone())),
-                    _ => Target::Named(self.name(tp[0].clone())),
-                };
-                ActionKind::Seek { target, using: using(self, &p) }
+                ActionKind::Seek { target: self.target(t), using: using(self, &p) }
             }
             Rule::wander => ActionKind::Wander,
             Rule::dwell_action => ActionKind::Dwell(p.first().map(|d| self.dist(d.clone()))),
@@ -588,9 +640,26 @@ impl Builder {
             Rule::flee => ActionKind::Flee(self.subject(p[0].clone())),
             Rule::evacuate => ActionKind::Evacuate(p.first().map(|n| self.name(n.clone()))),
             Rule::formation_stmt => ActionKind::Formation(self.formation(p[0].clone())),
+            Rule::push_goal => {
+                let t = p.iter().find(|x| x.as_rule() == Rule::target).expect("push target").clone();
+                ActionKind::PushGoal(self.target(t))
+            }
+            Rule::pop_goal => ActionKind::PopGoal,
             r => unreachable!("action rule {r:?}"),
         };
         Action { kind, span }
+    }
+
+    fn target(&self, t: P<'_>) -> Target {
+        let tp: Vec<P<'_>> = t.clone().into_inner().collect();
+        match tp.first().map(|x| x.as_rule()) {
+            Some(Rule::k_goal) => Target::OwnGoal(self.span(&t)),
+            Some(Rule::point) => Target::Point(self.point(tp[0].clone())),
+            Some(Rule::k_region) => Target::Region(self.name(tp[1].clone())),
+            Some(Rule::k_resource) => Target::Resource(self.name(tp[1].clone())),
+            Some(Rule::followers_of) => Target::Subject(self.followers_of(tp[0].clone())),
+            _ => Target::Named(self.name(tp[0].clone())),
+        }
     }
 
     // ------------------------------------------------------------ parameters, expectations

@@ -13,7 +13,7 @@ const ITEM_KEYWORDS: [&str; 10] =
     ["scenario", "world", "space", "population", "agent", "group", "behaviour", "parameters", "expect", "output"];
 
 /// Every unit, as the grammar spells it.
-const UNITS: &str = "m, cm, mm, km, s, ms, min, h, m/s, km/h, cm/s, deg, rad, °, %, per m2";
+const UNITS: &str = "m, cm, mm, km, s, ms, min, h, m/s, km/h, cm/s, deg, rad, °, %, per m2, per s";
 
 /// How a grammar rule is named to a person ("a unit", "`{`").
 fn describe(r: Rule) -> String {
@@ -43,7 +43,10 @@ fn describe(r: Rule) -> String {
         Rule::subject => "`everyone`, a name or `followers of GROUP`".into(),
         Rule::followers_of => "`followers of GROUP`".into(),
         Rule::target => "a target (`goal`, a point, `region NAME`, a name, `followers of GROUP`)".into(),
-        Rule::condition => "a condition (`sees NAME within ..`, `time >= ..`)".into(),
+        Rule::condition | Rule::atom => {
+            "a condition (`sees NAME within ..`, `time >= ..`, `VAR > ..`, `remembers goal`)".into()
+        }
+        Rule::var_op => "`<`, `<=`, `>` or `>=`".into(),
         Rule::trigger => "a trigger (`on arrival`, `when done`, `after ..`, `when ..`)".into(),
         Rule::param => "a parameter such as `alpha 2 m`".into(),
         Rule::compare => "`<=` or `>=`".into(),
@@ -77,6 +80,8 @@ fn words(r: Rule) -> Vec<&'static str> {
             "flee",
             "evacuate",
             "formation",
+            "push",
+            "pop",
         ],
         _ => Vec::new(),
     }
@@ -226,6 +231,16 @@ const KEYWORDS: &[&str] = &[
     "chaotic",
     "r",
     "nearest",
+    "var",
+    "rise",
+    "decay",
+    "start",
+    "max",
+    "and",
+    "not",
+    "remembers",
+    "push",
+    "pop",
 ];
 
 fn list(items: &[String]) -> String {

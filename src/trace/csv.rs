@@ -102,6 +102,12 @@ impl RowFormat {
                         }
                     }
                     Column::Radius => write_f64(buf, frame.radius[i], p),
+                    Column::Var { slots, .. } => {
+                        let slot = slots.get(frame.population[i] as usize).copied().unwrap_or(NONE);
+                        if slot != NONE {
+                            write_f64(buf, frame.vars[i * frame.var_stride + slot as usize], p);
+                        }
+                    }
                 }
             }
             buf.push(b'\n');
@@ -386,6 +392,7 @@ mod tests {
                 let vel = (0..n).map(|_| v2()).collect();
                 let ori = (0..n).map(|_| v2()).collect();
                 let radius = (0..n).map(|_| num()).collect();
+                let vars = (0..n).map(|_| num()).collect();
                 let small = |k: u32| (0..n as u32).map(|i| if i % 7 == 3 { NONE } else { (i * k) % 3 }).collect();
                 Frame {
                     frame: f as u64,
@@ -400,6 +407,8 @@ mod tests {
                     goal: small(2),
                     radius,
                     formation: small(4),
+                    vars,
+                    var_stride: 1,
                 }
             })
             .collect()
@@ -414,11 +423,15 @@ mod tests {
         }
     }
 
-    const COLUMNS: [Column; 4] = [Column::Speed, Column::Goal, Column::Formation, Column::Radius];
+    /// Every kind of column; the var is the first population's only.
+    fn columns() -> Vec<Column> {
+        let fear = Column::Var { name: "fear".into(), slots: vec![0, NONE] };
+        vec![Column::Speed, Column::Goal, Column::Formation, Column::Radius, fear]
+    }
 
     fn serial(frames: &[Frame], precision: Option<u8>) -> Vec<u8> {
         let mut out = Vec::new();
-        let mut csv = CsvWriter::new(&mut out, &labels(), &COLUMNS, precision).unwrap();
+        let mut csv = CsvWriter::new(&mut out, &labels(), &columns(), precision).unwrap();
         for f in frames {
             csv.record(&f.view()).unwrap();
         }
@@ -447,7 +460,7 @@ mod tests {
                 let expected = serial(&frames, precision);
                 let mut out = Slow(Vec::new());
                 let ((), rows) =
-                    record_in_background(&mut out, &labels(), &COLUMNS, precision, |rec| -> io::Result<()> {
+                    record_in_background(&mut out, &labels(), &columns(), precision, |rec| -> io::Result<()> {
                         frames.iter().try_for_each(|f| rec.record(&f.view()))
                     })
                     .unwrap();

@@ -47,6 +47,9 @@ pub struct FrameView<'a> {
     /// The formation the agent's group walked in over the last step: an
     /// [`crate::ir::FormationKind::index`], or [`NONE`] (walking alone, standing).
     pub formation: &'a [u32],
+    /// The agents' var values, `var_stride` per row (see [`crate::ir::Column::Var`]).
+    pub vars: &'a [f64],
+    pub var_stride: usize,
 }
 
 impl FrameView<'_> {
@@ -74,6 +77,8 @@ pub struct Frame {
     pub goal: Vec<u32>,
     pub radius: Vec<f64>,
     pub formation: Vec<u32>,
+    pub vars: Vec<f64>,
+    pub var_stride: usize,
 }
 
 impl Frame {
@@ -95,6 +100,8 @@ impl Frame {
         set(&mut self.goal, view.goal);
         set(&mut self.radius, view.radius);
         set(&mut self.formation, view.formation);
+        set(&mut self.vars, view.vars);
+        self.var_stride = view.var_stride;
     }
 
     pub fn view(&self) -> FrameView<'_> {
@@ -111,6 +118,8 @@ impl Frame {
             goal: &self.goal,
             radius: &self.radius,
             formation: &self.formation,
+            vars: &self.vars,
+            var_stride: self.var_stride,
         }
     }
 }

@@ -257,6 +257,92 @@ pub fn blocks(shape: &Shape, a: Vec2, b: Vec2, r: f64) -> bool {
     d < r || d <= 0.0
 }
 
+/// What an agent sees: the points within `radius` of `apex` and, with a
+/// cone, within its half-angle of the heading.
+#[derive(Clone, Copy, Debug)]
+pub struct Sight {
+    pub apex: Vec2,
+    pub radius: f64,
+    pub cone: Option<Cone>,
+}
+
+/// A view cone narrower than a full turn.
+#[derive(Clone, Copy, Debug)]
+pub struct Cone {
+    /// A unit vector.
+    pub heading: Vec2,
+    /// The cosine of the half-angle.
+    pub min_cos: f64,
+    /// The cone's two edges, unit vectors.
+    pub edges: [Vec2; 2],
+}
+
+impl Sight {
+    /// `angle` is the full angle of the cone; 2π (or none) sees all around.
+    pub fn new(apex: Vec2, radius: f64, heading: Vec2, angle: Option<f64>) -> Sight {
+        let cone = angle.filter(|a| *a < std::f64::consts::TAU).map(|a| {
+            let (c, s) = (crate::math::cos(a / 2.0), crate::math::sin(a / 2.0));
+            Cone { heading, min_cos: c, edges: [heading.rotate(Vec2::new(c, s)), heading.rotate(Vec2::new(c, -s))] }
+        });
+        Sight { apex, radius, cone }
+    }
+
+    /// Whether point `q` is within reach and in the cone (the apex is).
+    fn sees_point(&self, q: Vec2) -> bool {
+        let d = q - self.apex;
+        let len2 = d.length_squared();
+        if len2 > self.radius * self.radius {
+            return false;
+        }
+        match self.cone {
+            None => true,
+            Some(c) => len2 == 0.0 || c.heading.dot(d) >= c.min_cos * len2.sqrt(),
+        }
+    }
+
+    /// Whether the box lies out of reach (a quick rejection).
+    pub fn misses_box(&self, r: &Rect) -> bool {
+        let q = self.apex.clamp(r.min, r.max);
+        q.distance_squared(self.apex) > self.radius * self.radius
+    }
+
+    /// Whether some point of the shape is seen. Exact: the apex is in the
+    /// shape; or, for each convex piece of its outline (the shape itself when
+    /// convex, a polygon's edges, a polyline's thick segments), the piece's
+    /// point nearest the apex is seen; or an edge of the cone crosses the
+    /// shape. (A convex piece the edges miss lies, within reach, wholly
+    /// inside the cone or wholly outside it, and its nearest point tells which.)
+    pub fn sees(&self, shape: &Shape) -> bool {
+        if self.misses_box(&bounding_box(shape)) {
+            return false;
+        }
+        let p = self.apex;
+        if contains(shape, p) {
+            return true;
+        }
+        let toward = |c: Vec2, reach: f64| match crate::math::unit(p - c) {
+            Some(u) => c + u * reach,
+            None => c,
+        };
+        let nearest_seen = match shape {
+            Shape::Rect(r) => self.sees_point(p.clamp(r.min, r.max)),
+            Shape::Circle { center, radius } => self.sees_point(toward(*center, *radius)),
+            Shape::Polygon(points) => {
+                let n = points.len();
+                (0..n).any(|k| self.sees_point(closest_on_segment(points[k], points[(k + 1) % n], p)))
+            }
+            Shape::Polyline { points, width } => {
+                points.windows(2).any(|w| self.sees_point(toward(closest_on_segment(w[0], w[1], p), width / 2.0)))
+            }
+            Shape::Segment { a, b } => self.sees_point(closest_on_segment(*a, *b, p)),
+        };
+        nearest_seen
+            || self
+                .cone
+                .is_some_and(|c| c.edges.iter().any(|e| segment_to_shape(p, p + *e * self.radius, shape) <= 0.0))
+    }
+}
+
 fn segment_to_segment(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> f64 {
     if segments_intersect(a, b, c, d) {
         return 0.0;
@@ -333,6 +419,74 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    /// An agent at the origin looking east with a 90° cone, 10 m of sight.
+    fn east_90() -> Sight {
+        Sight::new(v(0.0, 0.0), 10.0, v(1.0, 0.0), Some(std::f64::consts::FRAC_PI_2))
+    }
+
+    #[test]
+    fn a_shape_the_agent_stands_in_is_seen_whatever_it_faces() {
+        let around = square(-1.0, -1.0, 1.0, 1.0);
+        assert!(Sight::new(v(0.0, 0.0), 0.1, v(-1.0, 0.0), Some(0.1)).sees(&around));
+    }
+
+    #[test]
+    fn a_shape_in_reach_but_behind_is_not_seen_in_a_cone_and_is_all_around() {
+        // Nearest point (-3, 0): 3 m away, straight behind.
+        let behind = Shape::Circle { center: v(-5.0, 0.0), radius: 2.0 };
+        assert!(!east_90().sees(&behind));
+        assert!(Sight::new(v(0.0, 0.0), 10.0, v(1.0, 0.0), None).sees(&behind));
+        assert!(Sight::new(v(0.0, 0.0), 10.0, v(1.0, 0.0), Some(std::f64::consts::TAU)).sees(&behind));
+        // Out of reach ahead: nearest point 12 m away.
+        assert!(!east_90().sees(&square(12.0, -1.0, 13.0, 1.0)));
+        assert!(east_90().sees(&square(9.0, -1.0, 13.0, 1.0)));
+    }
+
+    #[test]
+    fn a_shape_whose_nearest_point_is_outside_the_cone_is_seen_where_a_cone_edge_crosses_it() {
+        // A wall north of the agent, from (-6, 4) to (6, 4): its nearest point
+        // (0, 4) is 90° off the heading, but the cone's left edge (45°) meets
+        // it at (4, 4), 5.66 m away.
+        let wall = Shape::Polyline { points: vec![v(-6.0, 4.0), v(6.0, 4.0)], width: 0.2 };
+        assert!(!Sight::new(v(0.0, 0.0), 4.0, v(1.0, 0.0), Some(std::f64::consts::FRAC_PI_2)).sees(&wall));
+        assert!(east_90().sees(&wall));
+        // The same wall, too short to reach the edge: not seen.
+        let stub = Shape::Polyline { points: vec![v(-6.0, 4.0), v(2.0, 4.0)], width: 0.2 };
+        assert!(!east_90().sees(&stub));
+    }
+
+    #[test]
+    fn a_non_convex_shape_entering_the_cone_only_through_its_arc_is_seen() {
+        // A hooked band 1 m wide: its nearest part (south of the agent, 3 m
+        // away) is out of the cone; it runs round beyond 10 m and back in to
+        // (9, 0), ahead. Neither cone edge meets it.
+        let hook = Shape::Polygon(vec![
+            v(-0.5, -3.0),
+            v(0.5, -3.0),
+            v(0.5, -11.5),
+            v(11.5, -11.5),
+            v(11.5, -0.5),
+            v(9.0, -0.5),
+            v(9.0, 0.5),
+            v(12.5, 0.5),
+            v(12.5, -12.5),
+            v(-0.5, -12.5),
+        ]);
+        let s = east_90();
+        for e in s.cone.expect("a cone").edges {
+            assert!(segment_to_shape(v(0.0, 0.0), e * 10.0, &hook) > 0.0);
+        }
+        assert!(s.sees(&hook));
+        assert!(!Sight::new(v(0.0, 0.0), 8.5, v(1.0, 0.0), Some(std::f64::consts::FRAC_PI_2)).sees(&hook));
+        // The same as a thick line.
+        let line = Shape::Polyline {
+            points: vec![v(0.0, -3.0), v(0.0, -12.0), v(12.0, -12.0), v(12.0, 0.0), v(9.0, 0.0)],
+            width: 0.2,
+        };
+        assert!(s.sees(&line));
+        assert!(!Sight::new(v(0.0, 0.0), 8.5, v(1.0, 0.0), Some(std::f64::consts::FRAC_PI_2)).sees(&line));
     }
 
     #[test]

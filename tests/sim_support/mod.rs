@@ -32,6 +32,7 @@ pub fn straight() -> Planner {
 pub fn rule(name: &str, actions: Vec<Action>) -> Behaviour {
     Behaviour {
         name: name.into(),
+        vars: vec![],
         body: BehaviourBody::Rules(vec![Rule { name: "default".into(), priority: 0, when: None, actions }]),
     }
 }

@@ -23,8 +23,9 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
         };
         for (mode, actions) in modes {
             for action in actions {
-                // Dwelling and picking goals are decisions, which the core makes for every model.
-                let decided = matches!(action, Action::Dwell(_) | Action::PickGoal);
+                // Dwelling, picking goals and the goal memory are decisions, which the core makes for every model.
+                let decided =
+                    matches!(action, Action::Dwell(_) | Action::PickGoal | Action::PushGoal(_) | Action::PopGoal);
                 if !decided && !Models::drive(action, actions) {
                     need(action.model(), format!("{} in {mode} of behaviour {}", action.keyword(), b.name));
                 }
