@@ -163,13 +163,15 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
     }
     me.vel = Some(v);
     let settles = me.how.hunt.is_some() && me.target != NONE;
+    // Flockmates keep apart by their separation force, and a predator must
+    // reach its prey; a boid that only flees has nothing keeping it off others.
+    let enforce = me.how.flock.is_none() && me.how.hunt.is_none();
     let moved = next - p;
     let stride = scene.stride(i);
     if moved == Vec2::ZERO || stride <= 0.0 {
-        return Plan { settles, enforce: false, ..Plan::stand(p) };
+        return Plan { settles, enforce, ..Plan::stand(p) };
     }
-    // Boids keep apart by their separation force, not by distance enforcement.
-    Plan { target: next, active: true, direct: Some(moved), enforce: false, pace: moved.length() / stride, settles }
+    Plan { target: next, active: true, direct: Some(moved), enforce, pace: moved.length() / stride, settles }
 }
 
 /// A boid's velocity before its first step, when it was not walking: its
