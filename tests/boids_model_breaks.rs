@@ -53,3 +53,23 @@ fn birds_placed_uniformly_show_neither_orbit() {
     assert_fails(&failed, "at most 1% of starlings inside west_edge at 0 s");
     assert_fails(&failed, "at least 10% of sparrows inside east_edge at 0 s");
 }
+
+const VILLAGE_WOLF: &str = "scenarios/behaviour_flocks/village_wolf.crowd";
+
+#[test]
+fn villagers_who_never_grow_afraid_walk_into_the_wolf() {
+    let failed = broken(VILLAGE_WOLF, |p| {
+        for b in &mut p.behaviours {
+            for var in &mut b.vars {
+                var.rises.iter_mut().for_each(|r| r.rate = 0.0);
+            }
+        }
+    });
+    assert_fails(&failed, "villagers farther than 1 m from wolf during 0 s to 90 s");
+}
+
+#[test]
+fn villagers_without_a_memory_pick_new_errands_after_fleeing() {
+    let failed = broken(VILLAGE_WOLF, |p| p.switches.goal_memory = false);
+    assert_fails(&failed, "each of villagers picks at most 1 goals by 90 s");
+}
