@@ -2,22 +2,12 @@
 //! pass: run a scenario with the behaviour it shows switched off in the
 //! compiled `Program` and the same expectations must fail.
 
-use crowd::ir::{Action, BehaviourBody, Program};
+use crowd::ir::Action;
 
 mod scenario_support;
-use scenario_support::{assert_fails, broken};
+use scenario_support::{assert_fails, broken, each_action};
 
 const PREDATOR_PREY: &str = "scenarios/behaviour_flocks/predator_prey.crowd";
-
-/// Calls `f` on every action of every behaviour.
-fn each_action(program: &mut Program, mut f: impl FnMut(&mut Action)) {
-    for b in &mut program.behaviours {
-        match &mut b.body {
-            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).for_each(&mut f),
-            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).for_each(&mut f),
-        }
-    }
-}
 
 #[test]
 fn a_flock_without_cohesion_drifts_apart_before_the_hawk_comes() {

@@ -2,20 +2,10 @@
 //! a scenario with the behaviour it shows switched off in the compiled
 //! `Program` and the same expectations must fail.
 
-use crowd::ir::{Action, BehaviourBody, Program};
+use crowd::ir::{Action, Program};
 
 mod scenario_support;
-use scenario_support::{assert_fails, broken};
-
-/// Calls `f` on every action of every behaviour.
-fn each_action(program: &mut Program, mut f: impl FnMut(&mut Action)) {
-    for b in &mut program.behaviours {
-        match &mut b.body {
-            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).for_each(&mut f),
-            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).for_each(&mut f),
-        }
-    }
-}
+use scenario_support::{assert_fails, broken, each_action};
 
 /// Leaders plan around static obstacles only, each on its own NF1 path.
 fn leaders_blind_to_each_other(program: &mut Program) {

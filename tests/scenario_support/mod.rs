@@ -61,6 +61,16 @@ pub fn assert_fails(failed: &[String], claim: &str) {
     assert!(failed.iter().any(|f| f.contains(claim)), "no failure of `{claim}` in {failed:?}");
 }
 
+/// Calls `f` on every action of every behaviour.
+pub fn each_action(program: &mut Program, mut f: impl FnMut(&mut Action)) {
+    for b in &mut program.behaviours {
+        match &mut b.body {
+            BehaviourBody::Rules(rules) => rules.iter_mut().flat_map(|r| r.actions.iter_mut()).for_each(&mut f),
+            BehaviourBody::States(states) => states.iter_mut().flat_map(|s| s.actions.iter_mut()).for_each(&mut f),
+        }
+    }
+}
+
 /// Every walker of the program seeks its goal straight, without a planner.
 pub fn walk_straight(program: &mut Program) {
     for b in &mut program.behaviours {
