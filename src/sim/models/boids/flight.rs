@@ -83,9 +83,9 @@ impl Boid {
         Boid { how, flees, hunts, vel, target: NONE }
     }
 
-    /// What it hunts and its catch distance, if it hunts.
-    pub fn hunt(&self) -> Option<(Subject, f64)> {
-        self.how.hunt
+    /// The slot of the prey it struck this step (see [`step`]), if it did.
+    pub fn struck(&self) -> Option<usize> {
+        (self.target != NONE).then_some(self.target as usize)
     }
 }
 
@@ -162,7 +162,13 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
         next = scene.space.project(next, p, r);
     }
     me.vel = Some(v);
-    let settles = me.how.hunt.is_some() && me.target != NONE;
+    // Eq 3.11's prey caught: the predator's move brings it within its catch
+    // distance of where the prey stood (the prey's own move, and distance
+    // enforcement after both, cannot undo a strike).
+    let strikes = me.how.hunt.is_some_and(|(_, within)| {
+        me.target != NONE && next.distance_squared(agents.pos[me.target as usize]) <= within * within
+    });
+    let settles = strikes;
     // Flockmates keep apart by their separation force, and a predator must
     // reach its prey; a boid that only flees has nothing keeping it off others.
     let enforce = me.how.flock.is_none() && me.how.hunt.is_none();

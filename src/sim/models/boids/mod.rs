@@ -98,27 +98,12 @@ impl Model for Boids {
         }
         self.taken.clear();
         self.taken.resize(drives.len(), false);
-        let params = &scene.program.params.boids;
+        // Only predators that struck settle; the lowest id takes a prey struck twice.
         for &i in settling {
-            let Some(boid) = drives[i].walker() else { continue };
-            let Some((prey, within)) = boid.hunt() else { continue };
-            // The index holds the step's starting positions: both may have moved a step since.
-            let reach = within + 2.0 * scene.clock.step_length(params.max_speed);
-            let p = scene.agents.pos[i];
-            let mut best: Option<(f64, usize)> = None;
-            scene.grid.for_each_candidate(p, reach, |j| {
-                let j = j as usize;
-                if j == i || self.taken[j] || !scene.aims.matches(prey, scene.agents.population[j]) {
-                    return;
+            if let Some(j) = drives[i].walker().and_then(Boid::struck) {
+                if !std::mem::replace(&mut self.taken[j], true) {
+                    self.caught.push(Catch { predator: i, prey: j });
                 }
-                let d2 = scene.agents.pos[j].distance_squared(p);
-                if d2 <= within * within && best.is_none_or(|b| (d2, j) < b) {
-                    best = Some((d2, j));
-                }
-            });
-            if let Some((_, j)) = best {
-                self.taken[j] = true;
-                self.caught.push(Catch { predator: i, prey: j });
             }
         }
     }
