@@ -270,8 +270,41 @@ fn a_trace_of_a_hundred_gigabytes_is_refused_before_the_run_unless_the_limit_is_
     assert!(stderr(&out).contains("about 100 GB") && stderr(&out).contains("--max-trace-gb 16"), "{}", stderr(&out));
     assert!(out.stdout.is_empty(), "nothing was written");
     assert!(began.elapsed().as_secs() < 5, "{:?}", began.elapsed());
+    // A batch refuses it too, before it makes its folder.
+    let dir = std::env::temp_dir().join(format!("crowd-huge-batch-{}", std::process::id()));
+    let out = crowd(&["batch", &huge, "--seeds", "1..2", "--out", dir.to_str().expect("a UTF-8 path")]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("about 100 GB") && stderr(&out).contains("--max-trace-gb 16"), "{}", stderr(&out));
+    assert!(!dir.exists(), "no folder was made");
     // `check` warns with the same figure.
     let out = crowd(&["check", &huge]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stderr(&out).contains("W002") && stderr(&out).contains("about 100 GB"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_astar_grid_of_4096_squared_for_2000_agents_is_refused_before_the_run_unless_the_limit_is_raised() {
+    let huge = fixture("invalid/w005_an_astar_grid_of_4096_squared_for_2000_agents.crowd");
+    let began = std::time::Instant::now();
+    let out = crowd(&["run", &huge, "--out", "-"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("3.4e10 grid cells a step") && stderr(&out).contains("--max-plan-cells 1e9"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "nothing was written");
+    let dir = std::env::temp_dir().join(format!("crowd-huge-grid-batch-{}", std::process::id()));
+    let out = crowd(&["batch", &huge, "--seeds", "1..2", "--out", dir.to_str().expect("a UTF-8 path")]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-plan-cells"), "{}", stderr(&out));
+    assert!(!dir.exists(), "no folder was made");
+    assert!(began.elapsed().as_secs() < 5, "{:?}", began.elapsed());
+    // Raised, the limit lets the same scenario through the check (its run is cut to nothing here).
+    let out = crowd(&["run", &huge, "--max-plan-cells", "1e11", "--max-trace-gb", "0", "--out", "-"]);
+    assert!(
+        stderr(&out).contains("--max-trace-gb 0") && !stderr(&out).contains("more than --max-plan-cells"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -354,7 +354,7 @@ impl Checker {
         let header = header?;
         self.sizes(&header, &populations, file);
         self.trace_size(&header, &populations, &output, file);
-        Some(ir::Program {
+        let program = ir::Program {
             name: scenario?.name.text.clone(),
             header,
             world: world?,
@@ -368,7 +368,9 @@ impl Checker {
             expectations,
             output,
             switches: ir::Switches::default(),
-        })
+        };
+        self.plan_size(&program, file);
+        Some(program)
     }
 
     /// First pass: every declared name, so references may point forward.
@@ -669,6 +671,33 @@ impl Checker {
 }
 
 impl Checker {
+    /// Warns when the grid planners could visit more cells in a step than
+    /// `crowd run` allows without `--max-plan-cells`: the figure before the work.
+    fn plan_size(&mut self, program: &ir::Program, file: &ast::File) {
+        let Some(work) = ir::limits::plan_work(program) else { return };
+        if work.cells_per_step() <= ir::limits::DEFAULT_MAX_PLAN_CELLS {
+            return;
+        }
+        let name = &program.behaviours[work.behaviour].name;
+        let span = file.items.iter().find_map(|i| match i {
+            ast::Item::Behaviour(b) if &b.name.text == name => Some(b.name.span.clone()),
+            _ => None,
+        });
+        self.diags.push(
+            Diagnostic::warning(
+                "W005",
+                span.unwrap_or(0..0),
+                format!("the planners could visit about {:.1e} grid cells a step", work.cells_per_step()),
+            )
+            .label(format!("{} agents run this behaviour on a grid of {:.0} cells", work.agents, work.cells))
+            .help(format!(
+                "`crowd run` refuses more than {:.0e} cells a step: use a coarser grid (`grid X x Y`, a larger \
+                 cell), fewer agents, or raise the limit with `--max-plan-cells`",
+                ir::limits::DEFAULT_MAX_PLAN_CELLS
+            )),
+        );
+    }
+
     /// Warns when the trace could outgrow what `crowd run` writes without
     /// `--max-trace-gb`: the figure before the work.
     fn trace_size(

@@ -70,6 +70,13 @@ pub struct BatchArgs {
     /// Write numbers with exactly N decimals instead of the shortest exact form.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=17))]
     precision: Option<u8>,
+    /// The largest trace each run may write, GB (estimated before the batch:
+    /// every declared agent in every recorded frame).
+    #[arg(long, value_name = "GB", default_value_t = crate::ir::limits::DEFAULT_MAX_TRACE_GB)]
+    max_trace_gb: f64,
+    /// The most grid cells the planners of each run may visit in a step.
+    #[arg(long, value_name = "CELLS", default_value_t = crate::ir::limits::DEFAULT_MAX_PLAN_CELLS)]
+    max_plan_cells: f64,
 }
 
 pub fn batch(args: BatchArgs) -> ExitCode {
@@ -82,8 +89,10 @@ pub fn batch(args: BatchArgs) -> ExitCode {
 fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
     let (file, compiled) = load(&args.file)?;
     let program = &compiled.program;
-    // Refuse unimplemented models once, before any run.
+    // Refuse unimplemented models and oversized traces once, before any run.
     sim::runnable(program).map_err(sim_failure)?;
+    super::run::trace_fits(program, args.max_trace_gb)?;
+    super::run::plans_fit(program, args.max_plan_cells)?;
     let ours = Identity {
         name: program.name.clone(),
         hash: scenario_hash(file.text.as_bytes()),

@@ -44,6 +44,10 @@ pub struct RunArgs {
     /// every declared agent in every recorded frame).
     #[arg(long, value_name = "GB", default_value_t = crate::ir::limits::DEFAULT_MAX_TRACE_GB)]
     max_trace_gb: f64,
+    /// The most grid cells the planners may visit in a step (estimated before
+    /// the run: each grid planner's cells times the agents that run it).
+    #[arg(long, value_name = "CELLS", default_value_t = crate::ir::limits::DEFAULT_MAX_PLAN_CELLS)]
+    max_plan_cells: f64,
 }
 
 /// Refuses a run whose trace could outgrow `max_gb`, before it starts.
@@ -58,6 +62,21 @@ pub(crate) fn trace_fits(program: &Program, max_gb: f64) -> Result<(), Failure> 
         )));
     }
     Ok(())
+}
+
+/// Refuses a run whose grid planners could visit more than `max` cells a step, before it starts.
+pub(crate) fn plans_fit(program: &Program, max: f64) -> Result<(), Failure> {
+    match crate::ir::limits::plan_work(program) {
+        Some(w) if w.cells_per_step() > max => Err(Failure::failed(format!(
+            "the planners could visit about {:.1e} grid cells a step ({} agents of behaviour {} on a grid of {:.0} \
+             cells), more than --max-plan-cells {max:.0e}: use a coarser grid or fewer agents, or raise the limit",
+            w.cells_per_step(),
+            w.agents,
+            program.behaviours[w.behaviour].name,
+            w.cells
+        ))),
+        _ => Ok(()),
+    }
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
@@ -124,6 +143,7 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let program = &compiled.program;
     let seed = args.seed.unwrap_or(program.header.seed);
     trace_fits(program, args.max_trace_gb)?;
+    plans_fit(program, args.max_plan_cells)?;
     let out = args.out.clone().unwrap_or_else(|| default_trace_path(&args.file));
     let to_stdout = out.as_os_str() == "-";
     if !to_stdout {

@@ -45,3 +45,62 @@ pub const MAX_COVER_SAMPLES: f64 = 1e6;
 pub fn cover_spacing(d: f64) -> f64 {
     (d / 2.0).min(0.25)
 }
+
+/// Grid cells the planners may visit in one step, over all agents, past
+/// which `crowd run` refuses a scenario unless raised (`--max-plan-cells`):
+/// at a few nanoseconds a cell, about a few seconds a step.
+pub const DEFAULT_MAX_PLAN_CELLS: f64 = 1e9;
+
+/// The cells of the CT-space bitmap when a planner gives no grid (Li et al.: 128 x 128).
+const CT_SPACE_DEFAULT_CELLS: f64 = 128.0 * 128.0;
+
+/// The most planner work one behaviour's agents may ask for in a step: the
+/// cells of its largest grid planner times the agents that run it (each may
+/// search the whole grid when its goal changes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanWork {
+    pub cells: f64,
+    pub agents: u64,
+    pub behaviour: usize,
+}
+
+impl PlanWork {
+    pub fn cells_per_step(&self) -> f64 {
+        self.cells * self.agents as f64
+    }
+}
+
+/// The behaviour whose grid planners could visit the most cells in a step, if any plans on a grid.
+pub fn plan_work(program: &super::Program) -> Option<PlanWork> {
+    use super::{Action, PlannerKind};
+    let area = program.world.bounds.area();
+    let over = |cell: f64| area / (cell * cell);
+    let cells_of = |planner: &super::Planner| -> Option<f64> {
+        let param = |name: &str| planner.params.iter().find(|(n, _)| n == name).map(|&(_, v)| v);
+        let grid = planner.grid.map(|(x, y)| f64::from(x) * f64::from(y));
+        match planner.kind {
+            PlannerKind::AStar => {
+                grid.or_else(|| Some(over(param("astar_cell").unwrap_or(program.params.semantic_groups.astar_cell))))
+            }
+            PlannerKind::Bvp => grid.or_else(|| Some(over(param("cell").unwrap_or(program.params.bvp.cell)))),
+            PlannerKind::CtSpace => Some(grid.unwrap_or(CT_SPACE_DEFAULT_CELLS)),
+            PlannerKind::Continuum => grid.or_else(|| Some(over(program.params.continuum.cell))),
+            PlannerKind::Straight | PlannerKind::TreePaths => None,
+        }
+    };
+    (program.behaviours.iter().enumerate())
+        .filter_map(|(b, behaviour)| {
+            let cells = (behaviour.body.actions())
+                .filter_map(|a| match a {
+                    Action::Seek { planner, .. } | Action::Pursue { planner, .. } => cells_of(planner),
+                    _ => None,
+                })
+                .reduce(f64::max)?;
+            let agents = (program.populations.iter())
+                .filter(|p| p.behaviour.index() == b)
+                .map(|p| u64::from(p.max_count()))
+                .sum();
+            Some(PlanWork { cells, agents, behaviour: b })
+        })
+        .max_by(|a, b| a.cells_per_step().total_cmp(&b.cells_per_step()))
+}
