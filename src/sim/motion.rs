@@ -48,11 +48,11 @@ fn steer(scene: &Scene, i: usize, plan: Plan) -> Vec2 {
 /// Phase 7 for agent `i`: the new position, kept inside walkable space.
 /// Eq 9's `d_enf` is added after every agent has moved (`sim/resolve.rs`).
 #[inline]
-fn integrate(scene: &Scene, i: usize, desired: Vec2) -> Vec2 {
+fn integrate(scene: &Scene, i: usize, desired: Vec2, inside: bool) -> Vec2 {
     let p = scene.agents.pos[i];
     // Rodrigues et al. 2010, Eq. 9: p(t+1) = p(t) + β d/|d|.
     let moved = p + desired;
-    if moved.is_finite() {
+    if moved.is_finite() && !inside {
         scene.space.project(moved, p, scene.agents.radius[i])
     } else {
         moved
@@ -63,7 +63,7 @@ fn integrate(scene: &Scene, i: usize, desired: Vec2) -> Vec2 {
 #[inline]
 pub(super) fn move_agent(scene: &Scene, i: usize, plan: Plan) -> Move {
     let desired = steer(scene, i, plan);
-    let next = integrate(scene, i, desired);
+    let next = integrate(scene, i, desired, plan.inside);
     // Finite positions and a positive time step give finite velocities.
     Move { next, vel: (next - scene.agents.pos[i]) * scene.clock.per_second(), heading: unit(desired) }
 }

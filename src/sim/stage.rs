@@ -50,17 +50,20 @@ pub(crate) struct Plan {
     /// The model's settle stage has work for this agent this step (it asks
     /// for or gives back something); the stage visits only these agents.
     pub settles: bool,
+    /// The model kept the move inside walkable space itself: the core does
+    /// not project it again.
+    pub inside: bool,
 }
 
 impl Plan {
     /// Standing at `pos`.
     pub fn stand(pos: Vec2) -> Plan {
-        Plan { target: pos, active: false, direct: None, enforce: true, pace: 1.0, settles: false }
+        Plan { target: pos, active: false, direct: None, enforce: true, pace: 1.0, settles: false, inside: false }
     }
 
     /// Walking towards `target` at the preferred speed.
     pub fn walk_to(target: Vec2) -> Plan {
-        Plan { target, active: true, direct: None, enforce: true, pace: 1.0, settles: false }
+        Plan { target, active: true, direct: None, enforce: true, pace: 1.0, settles: false, inside: false }
     }
 }
 

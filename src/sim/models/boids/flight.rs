@@ -177,7 +177,16 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
     if moved == Vec2::ZERO || stride <= 0.0 {
         return Plan { settles, enforce, ..Plan::stand(p) };
     }
-    Plan { target: next, active: true, direct: Some(moved), enforce, pace: moved.length() / stride, settles }
+    // The flight was checked against the walls (and bounced off them) above.
+    Plan {
+        target: next,
+        active: true,
+        direct: Some(moved),
+        enforce,
+        pace: moved.length() / stride,
+        settles,
+        inside: true,
+    }
 }
 
 /// A boid's velocity before its first step, when it was not walking: its
