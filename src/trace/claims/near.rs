@@ -6,7 +6,7 @@ use super::when::{self, Measured, Seen};
 use super::Frames;
 use crate::ir::limits::cover_spacing;
 use crate::ir::{AreaRef, Comparison, Shape, Subject, Vec2, When};
-use crate::trace::measure::spacing::{grid_of, mean_nearest, nearest};
+use crate::trace::measure::spacing::{mean_nearest, Spacing};
 use crate::trace::metrics::{frame_index, Verdict};
 use crate::trace::read::FrameSpan;
 use crate::world::geometry::{bounding_box, contains};
@@ -21,12 +21,12 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
     }
     let theirs = fr.rows(f, of);
     let pts: Vec<Vec2> = theirs.iter().map(|&r| rec.trace.pos[r]).collect();
-    let grid = grid_of(&pts, distance);
+    let spacing = Spacing::new(&pts, distance);
     let mut worst: Option<(f64, u32)> = None;
     for &r in &mine {
         // An agent of both subjects is not near itself.
         let skip = theirs.binary_search(&r).ok();
-        let Some(d) = nearest(&grid, &pts, rec.trace.pos[r], skip, distance) else {
+        let Some(d) = spacing.nearest(rec.trace.pos[r], skip, distance) else {
             return Err(format!("agent {} has no other agent to be near at {} s", rec.trace.id[r], f.t));
         };
         if worst.is_none_or(|(w, _)| d > w) {
@@ -93,10 +93,10 @@ pub fn covers(fr: &Frames<'_>, who: Subject, area: AreaRef, distance: f64, at: W
         if pts.is_empty() {
             return Err(format!("no such agent at {} s", f.t));
         }
-        let grid = grid_of(&pts, distance);
+        let spacing = Spacing::new(&pts, distance);
         let mut worst = (0.0, points[0]);
         for &p in &points {
-            let d = nearest(&grid, &pts, p, None, distance).unwrap_or(f64::INFINITY);
+            let d = spacing.nearest(p, None, distance).unwrap_or(f64::INFINITY);
             if d > worst.0 {
                 worst = (d, p);
             }

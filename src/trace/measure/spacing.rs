@@ -2,37 +2,48 @@
 //! that double until one holds a point (never over all pairs: a frame may
 //! hold 100,000 agents).
 
-use crate::ir::Vec2;
+use crate::ir::{Rect, Vec2};
 use crate::trace::metrics::bbox;
 use crate::world::grid::Grid;
 
-/// A grid over `pts` with cells of about `cell`.
-pub fn grid_of(pts: &[Vec2], cell: f64) -> Grid {
-    let mut grid = Grid::new(bbox(pts), cell, (pts.len() as u64 * 4).max(64));
-    grid.rebuild(pts);
-    grid
+/// Points on a uniform grid, for searches of the nearest one.
+pub struct Spacing<'a> {
+    pts: &'a [Vec2],
+    grid: Grid,
+    /// The points' bounding box, found once: a search past it has seen them all.
+    bounds: Rect,
 }
 
-/// The distance from `p` to the nearest of `pts` other than `skip`,
-/// searching squares that double from `start`; `None` when there is none.
-pub fn nearest(grid: &Grid, pts: &[Vec2], p: Vec2, skip: Option<usize>, start: f64) -> Option<f64> {
-    let b = bbox(pts);
-    // Past this every point has been a candidate.
-    let limit = p.distance(b.min).max(p.distance(b.max)) + b.min.distance(b.max);
-    let mut r = start.max(grid.cell_size());
-    loop {
-        let mut best: Option<f64> = None;
-        grid.for_each_candidate(p, r, |j| {
-            let j = j as usize;
-            let d = p.distance(pts[j]);
-            if Some(j) != skip && d <= r && best.is_none_or(|b| d < b) {
-                best = Some(d);
+impl<'a> Spacing<'a> {
+    /// `pts` on a grid with cells of about `cell`.
+    pub fn new(pts: &'a [Vec2], cell: f64) -> Spacing<'a> {
+        let bounds = bbox(pts);
+        let mut grid = Grid::new(bounds, cell, (pts.len() as u64 * 4).max(64));
+        grid.rebuild(pts);
+        Spacing { pts, grid, bounds }
+    }
+
+    /// The distance from `p` to the nearest point other than `skip`,
+    /// searching squares that double from `start`; `None` when there is none.
+    pub fn nearest(&self, p: Vec2, skip: Option<usize>, start: f64) -> Option<f64> {
+        let b = self.bounds;
+        // Past this every point has been a candidate.
+        let limit = p.distance(b.min).max(p.distance(b.max)) + b.min.distance(b.max);
+        let mut r = start.max(self.grid.cell_size());
+        loop {
+            let mut best: Option<f64> = None;
+            self.grid.for_each_candidate(p, r, |j| {
+                let j = j as usize;
+                let d = p.distance(self.pts[j]);
+                if Some(j) != skip && d <= r && best.is_none_or(|b| d < b) {
+                    best = Some(d);
+                }
+            });
+            if best.is_some() || r > limit {
+                return best;
             }
-        });
-        if best.is_some() || r > limit {
-            return best;
+            r *= 2.0;
         }
-        r *= 2.0;
     }
 }
 
@@ -48,10 +59,10 @@ pub fn mean_nearest(pts: &[Vec2]) -> Option<f64> {
     // About one point's share of the box a cell (of its diagonal when the
     // points lie on a line): most searches end in the first 3 × 3 cells.
     let cell = ((b.max.x - b.min.x) * (b.max.y - b.min.y) / n).sqrt().max(b.min.distance(b.max) / n);
-    let grid = grid_of(pts, cell);
+    let spacing = Spacing::new(pts, cell);
     let mut sum = 0.0;
     for (i, p) in pts.iter().enumerate() {
-        sum += nearest(&grid, pts, *p, Some(i), cell)?;
+        sum += spacing.nearest(*p, Some(i), cell)?;
     }
     Some(sum / n)
 }
