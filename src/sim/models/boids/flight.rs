@@ -58,8 +58,8 @@ pub(crate) struct Boid {
     hunts: Kin,
     /// Its velocity (Eq 3.3); `None` until its first step, which draws a heading.
     vel: Option<Vec2>,
-    /// The slot of the prey it attacked this step (Eq 3.11), or `NONE`.
-    target: u32,
+    /// The slot of the prey it struck this step (see [`step`]), or `NONE`.
+    struck: u32,
 }
 
 /// What a boid reads of a neighbour, kept in the agents' index order
@@ -80,12 +80,12 @@ impl Boid {
         let walking = scene.agents.vel[i];
         let vel = previous.and_then(|b| b.vel).or((walking != Vec2::ZERO).then_some(walking));
         let (flees, hunts) = (Kin::of(scene, how.flee), Kin::of(scene, how.hunt.map(|h| h.0)));
-        Boid { how, flees, hunts, vel, target: NONE }
+        Boid { how, flees, hunts, vel, struck: NONE }
     }
 
     /// The slot of the prey it struck this step (see [`step`]), if it did.
     pub fn struck(&self) -> Option<usize> {
-        (self.target != NONE).then_some(self.target as usize)
+        (self.struck != NONE).then_some(self.struck as usize)
     }
 }
 
@@ -123,12 +123,9 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
                 continue;
             }
             let population = s.population;
-            if d2 >= view * view {
-                // Only a predator looks past its mates' sphere.
-                if me.hunts.has(scene, population) && prey.is_none_or(|b| (d2, j) < b) {
-                    prey = Some((d2, j));
-                }
-            } else if me.flees.has(scene, population) {
+            // Only a predator looks past its mates' sphere.
+            let in_view = d2 < view * view;
+            if in_view && me.flees.has(scene, population) {
                 // Eq 3.8.
                 avoid += avoidance(params.avoid_weight, params.avoid_steepness, view, p, q);
             } else if me.hunts.has(scene, population) {
@@ -136,7 +133,7 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
                 if prey.is_none_or(|b| (d2, j) < b) {
                     prey = Some((d2, j));
                 }
-            } else if flocks && population == own {
+            } else if in_view && flocks && population == own {
                 mates.add(p, q, s.vel);
             }
         }
@@ -145,7 +142,6 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
     if let Some(w) = &me.how.flock {
         force += flocking(w, p, v, &mates);
     }
-    me.target = prey.map_or(NONE, |(_, j)| j);
     if let Some((_, j)) = prey {
         // Eqs 3.10–3.13.
         force += attack(params.pursuit_weight, p, v, agents.pos[j as usize], top_speed);
@@ -165,10 +161,12 @@ pub(super) fn step(scene: &Scene, seen: &[Seen], i: usize, me: &mut Boid, draws:
     // Eq 3.11's prey caught: the predator's move brings it within its catch
     // distance of where the prey stood (the prey's own move, and distance
     // enforcement after both, cannot undo a strike).
-    let strikes = me.how.hunt.is_some_and(|(_, within)| {
-        me.target != NONE && next.distance_squared(agents.pos[me.target as usize]) <= within * within
-    });
-    let settles = strikes;
+    let strikes = |j: u32, within: f64| next.distance_squared(agents.pos[j as usize]) <= within * within;
+    me.struck = match (prey, me.how.hunt) {
+        (Some((_, j)), Some((_, within))) if strikes(j, within) => j,
+        _ => NONE,
+    };
+    let settles = me.struck != NONE;
     // Flockmates keep apart by their separation force, and a predator must
     // reach its prey; a boid that only flees has nothing keeping it off others.
     let enforce = me.how.flock.is_none() && me.how.hunt.is_none();

@@ -3,14 +3,14 @@
 //! mode. Each boid carries its own velocity and integrates the forces of
 //! `steer::boids` from what its visibility sphere holds (Eq 3.1): its
 //! population's agents as flockmates, the fled subject's as predators, the
-//! hunted subject's as prey. A predator catches its prey when their centres
-//! come within the catch distance after a move; the prey leaves the run and
-//! the catch is recorded (`flight.rs` is one boid's step).
+//! hunted subject's as prey. A predator strikes its prey when its move
+//! brings it within the catch distance of where the prey stood; the prey
+//! leaves the run and the catch is recorded (`flight.rs` is one boid's step).
 //!
 //! Invariants:
 //! - a boid reads only the step's snapshot and writes only its own walker;
 //!   neighbours are visited in the spatial index's fixed order;
-//! - catches are made in the settle stage in predator id order, each prey
+//! - strikes are granted in the settle stage in predator id order, each prey
 //!   caught at most once: with two predators on one prey the lower id wins.
 
 mod flight;
