@@ -608,13 +608,10 @@ impl<'p> Simulation<'p> {
         for c in &caught {
             let (predator, prey) = (self.scene.agents.id[c.predator], self.scene.agents.id[c.prey]);
             self.catches.push(CatchRecord { step: self.step, predator, prey });
-            self.log[prey as usize].removed = Some(t);
             keep[c.prey] = false;
         }
-        for c in &caught {
-            self.models.stop(&self.scene, c.prey, &mut self.drives[c.prey]);
-        }
-        self.retain_agents(&keep);
+        let gone: Vec<usize> = (0..keep.len()).filter(|&i| !keep[i]).collect();
+        self.remove_agents(&keep, &gone, t);
         true
     }
 

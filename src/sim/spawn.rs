@@ -140,7 +140,6 @@ impl Simulation<'_> {
         let mut keep = std::mem::take(&mut self.scratch.keep);
         keep.clear();
         keep.resize(n, true);
-        let mut any = false;
         let mut gone_agents = Vec::new();
         for (i, k) in keep.iter_mut().enumerate() {
             let m = &self.scene.agents.mind[i];
@@ -158,30 +157,38 @@ impl Simulation<'_> {
             };
             if gone {
                 *k = false;
-                any = true;
                 gone_agents.push(i);
-                let id = self.scene.agents.id[i] as usize;
-                let log = &mut self.log[id];
-                log.removed = Some(t);
+                let log = &mut self.log[self.scene.agents.id[i] as usize];
                 if self.scene.agents.leaving[i] && log.arrived.is_none() {
                     log.arrived = Some(t);
                 }
-                if let (true, Goal::Object(o)) = (m.holds, m.goal) {
-                    self.occupancy[o.index()] -= 1;
-                }
             }
         }
-        for &i in &gone_agents {
-            self.drop_claim(self.scene.agents.mind[i].member.team as usize);
-        }
-        for i in gone_agents {
-            self.models.stop(&self.scene, i, &mut self.drives[i]);
-        }
-        if any {
-            self.retain_agents(&keep);
-            self.scratch.keys_valid = false;
+        if !gone_agents.is_empty() {
+            self.remove_agents(&keep, &gone_agents, t);
         }
         self.scratch.keep = keep;
+    }
+
+    /// Takes the agents at the slots `gone` (increasing; `keep` is false
+    /// exactly there) out of the run at `t`: their removal logged, the
+    /// places and claims they held given back, their models told.
+    pub(super) fn remove_agents(&mut self, keep: &[bool], gone: &[usize], t: f64) {
+        for &i in gone {
+            self.log[self.scene.agents.id[i] as usize].removed = Some(t);
+            let m = &self.scene.agents.mind[i];
+            if let (true, Goal::Object(o)) = (m.holds, m.goal) {
+                self.occupancy[o.index()] -= 1;
+            }
+        }
+        for &i in gone {
+            self.drop_claim(self.scene.agents.mind[i].member.team as usize);
+        }
+        for &i in gone {
+            self.models.stop(&self.scene, i, &mut self.drives[i]);
+        }
+        self.retain_agents(keep);
+        self.scratch.keys_valid = false;
     }
 
     fn start_leaving(&mut self, i: usize, region: ir::RegionId) {
