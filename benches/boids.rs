@@ -12,10 +12,10 @@
 //! on 1 and 2 threads; the bench fails when either is not met. It also
 //! reports the resident memory per agent of both.
 
-use std::io::Write;
 use std::time::Instant;
 
 use crowd::diag::SourceFile;
+use crowd::hash::Fnv1a64;
 use crowd::ir::Program;
 use crowd::sim;
 use crowd::trace::csv::CsvWriter;
@@ -48,35 +48,16 @@ fn rate(program: &Program, threads: usize) -> f64 {
     .expect("a thread pool")
 }
 
-/// A writer that keeps only the FNV-1a hash and the length of what it is given.
-struct Digest {
-    hash: u64,
-    len: u64,
-}
-
-impl Write for Digest {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        for &b in buf {
-            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.len += buf.len() as u64;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The digest and length of the trace of a run recording every step, and its catches.
 fn trace(program: &Program, threads: usize) -> (u64, u64, usize) {
     sim::with_threads(Some(threads), || {
-        let mut digest = Digest { hash: 0xcbf2_9ce4_8422_2325, len: 0 };
+        let mut digest = Fnv1a64::default();
         let labels = sim::labels(program);
         let outcome = {
             let mut csv = CsvWriter::new(&mut digest, &labels, &program.output.columns, None).expect("a digest");
             crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("the scenario runs")
         };
-        (digest.hash, digest.len, outcome.catches.len())
+        (digest.finish(), digest.len(), outcome.catches.len())
     })
     .expect("a thread pool")
 }

@@ -11,12 +11,57 @@ pub fn splitmix64(x: u64) -> u64 {
 
 /// FNV-1a, 64 bits.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a64::default();
+    h.update(bytes);
+    h.finish()
+}
+
+/// FNV-1a, 64 bits, over bytes given a piece at a time (as a writer: a
+/// trace can be hashed as it is written, without holding it).
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a64 {
+    h: u64,
+    len: u64,
+}
+
+impl Default for Fnv1a64 {
+    fn default() -> Fnv1a64 {
+        Fnv1a64 { h: 0xcbf2_9ce4_8422_2325, len: 0 }
     }
-    h
+}
+
+impl Fnv1a64 {
+    pub fn update(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.h ^= u64::from(b);
+            self.h = self.h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.len += bytes.len() as u64;
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.h
+    }
+
+    /// How many bytes it was given.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::io::Write for Fnv1a64 {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -27,5 +72,9 @@ mod tests {
     fn fnv1a64_known_values() {
         assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        let mut pieces = Fnv1a64::default();
+        pieces.update(b"cr");
+        pieces.update(b"owd");
+        assert_eq!((pieces.finish(), pieces.len()), (fnv1a64(b"crowd"), 5));
     }
 }
