@@ -8,7 +8,7 @@
 use super::agents::{Agents, Goal};
 use crate::ir::{Program, Subject, Target, Vec2, NONE};
 use crate::trace::float::format_f64;
-use crate::world::walkable::interior_point;
+use crate::world::walkable::{interior_point, reached};
 
 pub(crate) struct Aims {
     /// Subjects whose first agent can be walked to, and that agent's slot this step.
@@ -193,4 +193,19 @@ fn goal_points(program: &Program) -> Vec<Vec2> {
         }
     }
     out
+}
+
+/// Whether the cell of side `cell` centred at `c` lies in goal `goal`, whose
+/// aim point is `point`: a region's cells are those whose centre is within
+/// half a cell of it; any other goal's, the cell holding its point.
+pub(crate) fn cell_in_goal(program: &Program, goal: Goal, point: Vec2, c: Vec2, cell: f64) -> bool {
+    match goal {
+        Goal::Region(r) => reached(&program.world.regions[r.index()].shape, c, cell / 2.0),
+        _ => cell_holds(c, point, cell),
+    }
+}
+
+/// Whether the cell of side `cell` centred at `c` holds `point`.
+pub(crate) fn cell_holds(c: Vec2, point: Vec2, cell: f64) -> bool {
+    (point - c).abs().max_element() <= cell / 2.0
 }

@@ -3,5 +3,6 @@
 pub mod chaos;
 pub mod geometry;
 pub mod grid;
+pub mod lattice;
 pub mod markers;
 pub mod walkable;

@@ -7,35 +7,13 @@
 //! point); the potential is relaxed once, when a goal is first walked to
 //! (the world does not move), to the relative residual of `bvp.tolerance`.
 
-use crate::ir::{Program, Rect, Vec2};
+use crate::ir::{Program, Vec2};
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
 use crate::sim::agents::Goal;
+use crate::sim::aims::cell_in_goal;
+pub(super) use crate::sim::aims::cell_holds as holds;
 use crate::sim::scene::Scene;
-use crate::world::walkable::reached;
-
-/// Square cells laid from a corner.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Lattice {
-    /// The outer corner of cell `(0, 0)`.
-    pub min: Vec2,
-    pub cell: f64,
-    pub nx: usize,
-    pub ny: usize,
-}
-
-impl Lattice {
-    /// The centre of cell `(i, j)`.
-    pub fn centre(&self, i: usize, j: usize) -> Vec2 {
-        self.min + Vec2::new((i as f64 + 0.5) * self.cell, (j as f64 + 0.5) * self.cell)
-    }
-
-    /// The cell holding `p`, if any.
-    pub fn cell_of(&self, p: Vec2) -> Option<(usize, usize)> {
-        let (x, y) = ((p.x - self.min.x) / self.cell, (p.y - self.min.y) / self.cell);
-        let inside = x >= 0.0 && y >= 0.0 && x < self.nx as f64 && y < self.ny as f64;
-        inside.then_some((x as usize, y as usize))
-    }
-}
+pub(super) use crate::world::lattice::Lattice;
 
 /// What a group or a character walks to: its goal, and the goal's point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,31 +39,15 @@ pub(super) struct WorldField {
     pub potential: Potential,
 }
 
-/// The lattice of the world's bounds at cell size `cell`.
-pub(super) fn world_lattice(bounds: Rect, cell: f64) -> Lattice {
-    let size = bounds.max - bounds.min;
-    let nx = ((size.x / cell).ceil() as usize).max(1);
-    let ny = ((size.y / cell).ceil() as usize).max(1);
-    Lattice { min: bounds.min, cell, nx, ny }
-}
-
 /// Whether cell centre `c` lies in the aim's goal (a point goal: the cell holding it).
 pub(super) fn in_goal(program: &Program, aim: Aim, c: Vec2, cell: f64) -> bool {
-    match aim.goal {
-        Goal::Region(r) => reached(&program.world.regions[r.index()].shape, c, cell / 2.0),
-        _ => holds(c, aim.point, cell),
-    }
-}
-
-/// Whether the cell of side `cell` centred at `c` holds `point`.
-pub(super) fn holds(c: Vec2, point: Vec2, cell: f64) -> bool {
-    (point - c).abs().max_element() <= cell / 2.0
+    cell_in_goal(program, aim.goal, aim.point, c, cell)
 }
 
 impl WorldField {
     /// The potential of `key` over the world, or why it could not be made.
     pub fn new(scene: &Scene, key: Key, point: Vec2) -> Result<WorldField, String> {
-        let lattice = world_lattice(scene.program.world.bounds, key.cell);
+        let lattice = Lattice::over(scene.program.world.bounds, key.cell);
         let mut potential = Potential::new(lattice.nx, lattice.ny, key.initial);
         let mut goals = 0;
         for j in 0..lattice.ny {

@@ -127,7 +127,7 @@ impl Bvp {
             let (nx, ny) = match planner.grid {
                 Some((nx, ny)) => (nx as u64, ny as u64),
                 None => {
-                    let l = field::world_lattice(bounds, cell);
+                    let l = field::Lattice::over(bounds, cell);
                     (l.nx as u64, l.ny as u64)
                 }
             };
