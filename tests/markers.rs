@@ -37,7 +37,7 @@ fn with_obstacles(mut w: World, shapes: Vec<Shape>) -> World {
 }
 
 fn region(w: &mut World, shape: Shape) -> RegionId {
-    w.regions.push(Region { name: format!("r{}", w.regions.len()), shape });
+    w.regions.push(Region { name: format!("r{}", w.regions.len()), shape, discomfort: 0.0, slope: None });
     RegionId(w.regions.len() as u32 - 1)
 }
 

@@ -6,6 +6,9 @@ use crate::ir::limits::{cover_spacing, MAX_COVER_SAMPLES};
 use crate::ir::{self, ExpectationKind as K};
 use crate::syntax::ast;
 
+/// The widest lane a `lanes width W` claim may ask for, m.
+const MAX_LANE_WIDTH: f64 = 100.0;
+
 impl Checker {
     pub(super) fn expectations(&mut self, file: &ast::File, spaces: &[ir::Space]) -> Vec<ir::Expectation> {
         let mut out = vec![];
@@ -75,11 +78,15 @@ impl Checker {
                 let at = self.when(at);
                 K::Inside { who: who?, comparison: comparison(*at_most), amount: amount?, area: area?, at: at? }
             }
-            A::Lanes { among, threshold, at } => {
+            A::Lanes { width, among, threshold, at } => {
+                let width = match width {
+                    Some(w) => self.si_in(w, Dim::Length, 0.0, MAX_LANE_WIDTH, true, "lane width"),
+                    None => Some(2.0 * crate::trace::metrics::LANE_HALF_WIDTH),
+                };
                 let among = everyone(self, among);
                 let t = self.si_in(threshold, Dim::Number, 0.0, 1.0, false, "lane order threshold");
                 let at = self.when(at);
-                K::Lanes { among: among?, threshold: t?, at: at? }
+                K::Lanes { width: width?, among: among?, threshold: t?, at: at? }
             }
             A::Surrounds { who, target, at, spread } => {
                 let who = self.subject(who);

@@ -7,7 +7,30 @@ use crate::ir::{self, Vec2};
 use crate::syntax::ast::{self, Span};
 use crate::world::geometry;
 
+/// The largest discomfort a region may carry: it multiplies the unit cost, so
+/// beyond this a region is better written as an obstacle.
+const MAX_DISCOMFORT: f64 = 1000.0;
+/// The steepest slope a region may have (100%: 45°): steeper ground is a wall.
+const MAX_SLOPE: f64 = 1.0;
+
 impl Checker {
+    /// `slope S toward (X, Y)`: the rise per metre up the slope, times the unit vector uphill.
+    fn slope(&mut self, s: &ast::RegionSlope) -> Option<Vec2> {
+        let rise = self.si_in(&s.rise, Dim::Percent, 0.0, MAX_SLOPE, false, "slope");
+        let (x, y) = (self.si(&s.toward.0, Dim::Number), self.si(&s.toward.1, Dim::Number));
+        let (x, y) = (x?, y?);
+        let length = (x * x + y * y).sqrt();
+        if !(length > 0.0 && length.is_finite()) {
+            self.error(
+                Diagnostic::error("E030", s.span.clone(), "the slope's direction is zero")
+                    .label("no direction")
+                    .help("give the direction the ground rises in, e.g. `toward (1, 0)` for east"),
+            );
+            return None;
+        }
+        Some(Vec2::new(x, y) * (rise? / length))
+    }
+
     pub(super) fn world(&mut self, file: &ast::File) -> Option<ir::World> {
         let mut worlds = file.items.iter().filter_map(|i| match i {
             ast::Item::World(w) => Some(w),
@@ -43,9 +66,21 @@ impl Checker {
                 ast::WorldStmt::Obstacle { name, shape } => obstacles.push(
                     self.shape(shape).map(|shape| (ir::Obstacle { name: name.text.clone(), shape }, name.span.clone())),
                 ),
-                ast::WorldStmt::Region { name, shape } => regions.push(
-                    self.shape(shape).map(|shape| (ir::Region { name: name.text.clone(), shape }, name.span.clone())),
-                ),
+                ast::WorldStmt::Region { name, shape, discomfort, slope } => {
+                    let discomfort = match discomfort {
+                        Some(q) => self.si_in(q, Dim::Number, 0.0, MAX_DISCOMFORT, false, "discomfort"),
+                        None => Some(0.0),
+                    };
+                    let slope = match slope {
+                        Some(s) => self.slope(s).map(Some),
+                        None => Some(None),
+                    };
+                    let shape = self.shape(shape);
+                    let checked = shape.zip(discomfort).zip(slope);
+                    regions.push(checked.map(|((shape, discomfort), slope)| {
+                        (ir::Region { name: name.text.clone(), shape, discomfort, slope }, name.span.clone())
+                    }))
+                }
                 ast::WorldStmt::Shape { name, shape } => shapes.push(
                     self.shape(shape)
                         .map(|shape| (ir::TargetShape { name: name.text.clone(), shape }, name.span.clone())),

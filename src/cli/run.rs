@@ -68,10 +68,11 @@ pub(crate) fn trace_fits(program: &Program, max_gb: f64) -> Result<(), Failure> 
 pub(crate) fn plans_fit(program: &Program, max: f64) -> Result<(), Failure> {
     match crate::ir::limits::plan_work(program) {
         Some(w) if w.cells_per_step() > max => Err(Failure::failed(format!(
-            "the planners could visit about {:.1e} grid cells a step ({} agents of behaviour {} on a grid of {:.0} \
+            "the planners could visit about {:.1e} grid cells a step ({} {} of behaviour {} on a grid of {:.0} \
              cells), more than --max-plan-cells {max:.0e}: use a coarser grid or fewer agents, or raise the limit",
             w.cells_per_step(),
-            w.agents,
+            w.searches,
+            w.by,
             program.behaviours[w.behaviour].name,
             w.cells
         ))),

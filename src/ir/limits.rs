@@ -55,18 +55,22 @@ pub const DEFAULT_MAX_PLAN_CELLS: f64 = 1e9;
 const CT_SPACE_DEFAULT_CELLS: f64 = 128.0 * 128.0;
 
 /// The most planner work one behaviour's agents may ask for in a step: the
-/// cells of its largest grid planner times the agents that run it (each may
-/// search the whole grid when its goal changes).
+/// cells of its largest grid planner times the searches over it: one per
+/// agent that runs it (each may search the whole grid when its goal
+/// changes), or, for continuum crowds, one per group (people sharing a goal
+/// share a potential).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanWork {
     pub cells: f64,
-    pub agents: u64,
+    /// How many searches, and of what: "agents" or "continuum groups".
+    pub searches: u64,
+    pub by: &'static str,
     pub behaviour: usize,
 }
 
 impl PlanWork {
     pub fn cells_per_step(&self) -> f64 {
-        self.cells * self.agents as f64
+        self.cells * self.searches as f64
     }
 }
 
@@ -90,17 +94,23 @@ pub fn plan_work(program: &super::Program) -> Option<PlanWork> {
     };
     (program.behaviours.iter().enumerate())
         .filter_map(|(b, behaviour)| {
-            let cells = (behaviour.body.actions())
+            let (cells, kind) = (behaviour.body.actions())
                 .filter_map(|a| match a {
-                    Action::Seek { planner, .. } | Action::Pursue { planner, .. } => cells_of(planner),
+                    Action::Seek { planner, .. } | Action::Pursue { planner, .. } => {
+                        cells_of(planner).map(|c| (c, planner.kind))
+                    }
                     _ => None,
                 })
-                .reduce(f64::max)?;
-            let agents = (program.populations.iter())
-                .filter(|p| p.behaviour.index() == b)
-                .map(|p| u64::from(p.max_count()))
-                .sum();
-            Some(PlanWork { cells, agents, behaviour: b })
+                .reduce(|a, b| if b.0 > a.0 { b } else { a })?;
+            let running = program.populations.iter().filter(|p| p.behaviour.index() == b);
+            let agents: u64 = running.clone().map(|p| u64::from(p.max_count())).sum();
+            if kind == PlannerKind::Continuum {
+                // A group per goal: each population's own, or any object it may pick, or an agent it follows.
+                let goals = 1 + program.objects.len() as u64 + u64::from(program.world.regions.len() as u32);
+                let groups = (running.count() as u64 * goals).min(agents);
+                return Some(PlanWork { cells, searches: groups, by: "continuum groups", behaviour: b });
+            }
+            Some(PlanWork { cells, searches: agents, by: "agents", behaviour: b })
         })
         .max_by(|a, b| a.cells_per_step().total_cmp(&b.cells_per_step()))
 }

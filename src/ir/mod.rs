@@ -99,6 +99,10 @@ pub struct Switches {
     /// the remembered goal back; off: interruptions push nothing and resume
     /// nothing, and `pop goal` does nothing.
     pub goal_memory: bool,
+    /// Continuum crowds walk down their group's potential, round obstacles
+    /// and discomfort (Treuille et al. §4.4); off: straight towards their
+    /// goal's point at their own speed.
+    pub continuum_potential: bool,
 }
 
 impl Default for Switches {
@@ -113,6 +117,7 @@ impl Default for Switches {
             catches: true,
             chaotic_placement: true,
             goal_memory: true,
+            continuum_potential: true,
         }
     }
 }
@@ -217,6 +222,12 @@ pub struct Obstacle {
 pub struct Region {
     pub name: String,
     pub shape: Shape,
+    /// Continuum crowds' discomfort `g` inside the region (Treuille et al.
+    /// §4.2); 0 for a region that only names a place.
+    pub discomfort: f64,
+    /// The ground's gradient `∇h` inside the region (rise per metre, uphill),
+    /// for continuum crowds' topographical speed; `None`: flat.
+    pub slope: Option<Vec2>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -905,7 +916,8 @@ pub enum ExpectationKind {
     /// At least (at most) `amount` of `who`'s live agents are inside the area.
     Inside { who: Subject, comparison: Comparison, amount: Amount, area: AreaRef, at: When },
     /// Lane order parameter among the subjects ≥ `threshold`.
-    Lanes { among: Subject, threshold: f64, at: When },
+    /// `width`: a neighbour within half of it across the flow shares the lane, m.
+    Lanes { width: f64, among: Subject, threshold: f64, at: When },
     /// The angular spread of `who`'s bearings around `target` ≥ `spread` (rad).
     Surrounds { who: Subject, target: Subject, spread: f64, at: When },
     /// `who` is farther than `distance` from every agent of `from`.

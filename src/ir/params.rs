@@ -130,11 +130,24 @@ parameters! {
     /// Treuille, Cooper, Popović 2006, as summarised by Durupınar.
     continuum: Continuum {
         "cell" cell: Length = 1.0, 0.05, 100.0, "grid cell size";
-        "density_max" density_max: Density = 0.8, 0.0, 10.0, "density at which speed is the flow speed";
-        "density_min" density_min: Density = 0.5, 0.0, 10.0, "density below which speed is the topographic speed";
+        "density_exponent" density_exponent: Number = 1.0, 0.1, 10.0,
+            "λ of the density splat (§4.1): each person's four weights min(1 − Δx, 1 − Δy)^λ …, scaled to sum to 1";
+        "density_max" density_max: Density = 3.0, 0.0, 10.0,
+            "density from which people walk at the flow speed (Weidmann: half the free speed at about 3 per m²)";
+        "density_min" density_min: Density = 1.0, 0.0, 10.0,
+            "density up to which people walk at the topographic speed (above about 1 per m², crowds constrain walking)";
         "discomfort_weight" discomfort_weight: Number = 1.0, 0.0, 1000.0, "γ: weight of discomfort in the unit cost";
         "path_weight" path_weight: Number = 1.0, 0.0, 1000.0, "α: weight of path length in the unit cost";
+        "predictive_horizon" predictive_horizon: Time = 1.0, 0.0, 60.0,
+            "how far ahead along its walk a person's predictive discomfort reaches";
+        "predictive_weight" predictive_weight: Number = 0.0, 0.0, 1000.0,
+            "discomfort a person lays along its walk ahead (0: off; on, people also swerve from their own projection)";
+        "slope_max" slope_max: Percent = 0.3, 0.01, 1.0,
+            "s_max: up a slope this steep or steeper, people walk at slope_speed (§4.2)";
+        "slope_speed" slope_speed: Percent = 0.35, 0.01, 1.0,
+            "f_min as a fraction of f_max: the speed up a slope of slope_max (Tobler's hiking function: 35% at 30%)";
         "time_weight" time_weight: Number = 1.0, 0.0, 1000.0, "β: weight of time in the unit cost";
+        "update_every" update_every: Number = 1.0, 1.0, 10000.0, "steps between two solves of the potentials";
     }
     /// Li, Jeng, Chang: leader-follower crowds in configuration-time space.
     ct_space: CtSpace {

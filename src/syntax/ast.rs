@@ -97,11 +97,21 @@ pub struct World {
     pub span: Span,
 }
 
+/// `slope S toward (X, Y)` of a region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionSlope {
+    pub rise: Quantity,
+    pub toward: (Quantity, Quantity),
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorldStmt {
     Bounds { min: Point, max: Point, span: Span },
     Obstacle { name: Name, shape: Shape },
-    Region { name: Name, shape: Shape },
+    /// `discomfort G`: continuum crowds' discomfort inside the region;
+    /// `slope S toward (X, Y)`: the ground's rise per metre and its direction.
+    Region { name: Name, shape: Shape, discomfort: Option<Quantity>, slope: Option<RegionSlope> },
     Markers(MarkersStmt),
     MarkerEvent(MarkerEventStmt),
     Shape { name: Name, shape: Shape },
@@ -505,7 +515,8 @@ pub enum ExpectationKind {
     NobodyInCore { who: Option<Subject>, groups: Subject },
     GoalsProvideWants { who: Subject },
     Fraction { at_most: bool, amount: Quantity, who: Subject, inside: Name, at: When },
-    Lanes { among: Option<Subject>, threshold: Quantity, at: When },
+    /// `width W`: lanes at least W wide (default: single file).
+    Lanes { width: Option<Quantity>, among: Option<Subject>, threshold: Quantity, at: When },
     Surrounds { who: Subject, target: Subject, at: When, spread: Quantity },
     Farther { who: Subject, distance: Quantity, from: Subject, at: When },
     Formation { group: Subject, formation: Name, at: When },

@@ -184,7 +184,20 @@ impl Builder {
                 let (name, shape) = (self.name(p[0].clone()), self.shape(p[1].clone()));
                 match kind {
                     Rule::obstacle => WorldStmt::Obstacle { name, shape },
-                    Rule::region => WorldStmt::Region { name, shape },
+                    Rule::region => {
+                        let part = |rule: Rule| p.iter().find(|q| q.as_rule() == rule).map(|q| q.clone());
+                        let discomfort = part(Rule::region_discomfort).map(|d| self.quantity(parts(d)[0].clone()));
+                        let slope = part(Rule::region_slope).map(|s| {
+                            let span = self.span(&s);
+                            let q = parts(s);
+                            RegionSlope {
+                                rise: self.quantity(q[0].clone()),
+                                toward: (self.bare_number(q[1].clone()), self.bare_number(q[2].clone())),
+                                span,
+                            }
+                        });
+                        WorldStmt::Region { name, shape, discomfort, slope }
+                    }
                     _ => WorldStmt::Shape { name, shape },
                 }
             }
@@ -740,6 +753,7 @@ impl Builder {
                 }
             }
             Rule::expect_lanes => ExpectationKind::Lanes {
+                width: p.iter().find(|x| x.as_rule() == Rule::quantity).map(|q| self.quantity(q.clone())),
                 among: subjects(self).pop(),
                 threshold: self
                     .bare_number(p.iter().find(|x| x.as_rule() == Rule::number).expect("lanes threshold").clone()),

@@ -99,6 +99,13 @@ pub fn mean_speed(vel: &[Vec2]) -> Option<f64> {
 /// [`LANE_REACH`] along the axis) scores `((same − opposite)/(same + opposite))²`;
 /// the parameter is the mean score. 1: perfect lanes; near 0: mixed.
 pub fn lane_order(pos: &[Vec2], vel: &[Vec2]) -> Option<f64> {
+    lane_order_within(pos, vel, LANE_HALF_WIDTH)
+}
+
+/// The lane order parameter with lane neighbours up to `half_width` across:
+/// wider than a body, it tells lanes of several abreast from single files
+/// woven between each other.
+pub fn lane_order_within(pos: &[Vec2], vel: &[Vec2], half_width: f64) -> Option<f64> {
     let moving: Vec<usize> = (0..pos.len()).filter(|&i| vel[i].length() > MOVING).collect();
     if moving.len() < 2 {
         return None;
@@ -107,19 +114,19 @@ pub fn lane_order(pos: &[Vec2], vel: &[Vec2]) -> Option<f64> {
     let along_x = sx >= sy;
     let axis = |v: Vec2| if along_x { (v.x, v.y) } else { (v.y, v.x) };
     let pts: Vec<Vec2> = moving.iter().map(|&i| pos[i]).collect();
-    let mut grid = Grid::new(bbox(&pts), LANE_HALF_WIDTH, (pts.len() as u64 * 4).max(64));
+    let mut grid = Grid::new(bbox(&pts), half_width, (pts.len() as u64 * 4).max(64));
     grid.rebuild(&pts);
     let (mut total, mut scored) = (0.0, 0u32);
     for (a, &i) in moving.iter().enumerate() {
         let dir = axis(vel[i]).0 > 0.0;
         let (mut same, mut opposite) = (0u32, 0u32);
-        grid.for_each_candidate(pts[a], LANE_REACH, |b| {
+        grid.for_each_candidate(pts[a], LANE_REACH.max(half_width), |b| {
             let b = b as usize;
             if b == a {
                 return;
             }
             let (along, across) = axis(pts[b] - pts[a]);
-            if along.abs() <= LANE_REACH && across.abs() <= LANE_HALF_WIDTH {
+            if along.abs() <= LANE_REACH && across.abs() <= half_width {
                 if (axis(vel[moving[b]]).0 > 0.0) == dir {
                     same += 1;
                 } else {
@@ -340,11 +347,11 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                 format!("{inside} of {} inside at {} s", rows.len(), f.t),
             )
         }),
-        ExpectationKind::Lanes { among, threshold, at } => when::over(fr, *at, |f| {
+        ExpectationKind::Lanes { width, among, threshold, at } => when::over(fr, *at, |f| {
             let rows = fr.rows(f, *among);
             let pos: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
             let vel: Vec<Vec2> = rows.iter().map(|&r| rec.trace.vel[r]).collect();
-            match lane_order(&pos, &vel) {
+            match lane_order_within(&pos, &vel, width / 2.0) {
                 None => Err(format!("fewer than two moving agents in lanes at {} s", f.t)),
                 Some(phi) => seen(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
             }

@@ -61,7 +61,7 @@ pub fn population(name: &str, count: u32, spawn: Place, goal: Option<Goal>) -> P
 }
 
 pub fn region(name: &str, shape: Shape) -> Region {
-    Region { name: name.into(), shape }
+    Region { name: name.into(), shape, discomfort: 0.0, slope: None }
 }
 
 /// An empty scenario over `bounds`: 24 steps per second, every step recorded,
