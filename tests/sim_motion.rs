@@ -127,13 +127,15 @@ fn a_non_finite_value_stops_the_run_naming_agent_step_and_phase() {
 fn unimplemented_models_are_refused_before_running() {
     let mut p = program(rect(0.0, 0.0, 10.0, 10.0), 2.0);
     let mut planner = straight();
-    planner.kind = PlannerKind::Continuum;
+    planner.kind = PlannerKind::AStar;
+    planner.params = vec![("astar_cell".into(), 0.5)];
     p.behaviours = vec![rule("go", vec![Action::Seek { target: Target::OwnGoal, planner }, Action::Wander])];
     p.populations = vec![population("walkers", 1, Place::Point(v(1.0, 1.0)), Some(Goal::Point(v(9.0, 9.0))))];
     let msg = run_with(&p, 1, None).expect_err("refused").to_string();
     assert!(
         msg.contains(
-            "scenario test needs the continuum model (seek in default of behaviour go), which is not implemented yet"
+            "scenario test needs the per-action parameter model (astar_cell set on seek in default of behaviour go; set \
+             it in a parameters block instead), which is not implemented yet"
         ),
         "{msg}"
     );

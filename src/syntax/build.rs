@@ -185,7 +185,7 @@ impl Builder {
                 match kind {
                     Rule::obstacle => WorldStmt::Obstacle { name, shape },
                     Rule::region => {
-                        let part = |rule: Rule| p.iter().find(|q| q.as_rule() == rule).map(|q| q.clone());
+                        let part = |rule: Rule| p.iter().find(|q| q.as_rule() == rule).cloned();
                         let discomfort = part(Rule::region_discomfort).map(|d| self.quantity(parts(d)[0].clone()));
                         let slope = part(Rule::region_slope).map(|s| {
                             let span = self.span(&s);

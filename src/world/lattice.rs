@@ -39,7 +39,7 @@ impl Lattice {
     }
 
     /// Number of cells.
-    pub fn len(&self) -> usize {
+    pub fn cells(&self) -> usize {
         self.nx * self.ny
     }
 }

@@ -12,6 +12,7 @@
 
 pub(crate) mod boids;
 pub(crate) mod bvp;
+pub(crate) mod continuum;
 pub(crate) mod leader_follower;
 pub(crate) mod needs;
 pub(crate) mod semantic_groups;
@@ -276,4 +277,5 @@ models! {
     Bvp(bvp: bvp::Bvp);
     LeaderFollower(leader_follower: leader_follower::LeaderFollower);
     Boids(boids: boids::Boids);
+    Continuum(continuum: continuum::Continuum);
 }

@@ -39,8 +39,9 @@ pub fn unimplemented(program: &Program) -> Vec<String> {
                     }
                 }
                 if let Action::Seek { planner, .. } | Action::Pursue { planner, .. } = action {
-                    // The BVP model reads its parameters from the action; the others do not yet.
-                    let read = planner.kind == PlannerKind::Bvp && Models::drive(action, actions);
+                    // The BVP and continuum models read their parameters from the action; the others do not yet.
+                    let read = matches!(planner.kind, PlannerKind::Bvp | PlannerKind::Continuum)
+                        && Models::drive(action, actions);
                     for (name, _) in planner.params.iter().filter(|_| !read) {
                         need(
                             "per-action parameter",

@@ -10,8 +10,8 @@
 use crate::ir::{Program, Vec2};
 use crate::plan::bvp::{Bias, Cell, Method, Potential, Relax};
 use crate::sim::agents::Goal;
-use crate::sim::aims::cell_in_goal;
 pub(super) use crate::sim::aims::cell_holds as holds;
+use crate::sim::aims::cell_in_goal;
 use crate::sim::scene::Scene;
 pub(super) use crate::world::lattice::Lattice;
 

@@ -1,0 +1,155 @@
+//! The crowd as fields over the grid, shared by every group (Treuille,
+//! Cooper, Popović 2006, §4.1): where walls are, the regions' discomfort, the
+//! density every person splats, and the crowd's mean velocity.
+//!
+//! Invariants:
+//! - each person's splat weights sum to 1 (a weight that would fall beyond
+//!   the grid's edge goes to the edge cell), so the density field holds
+//!   exactly the number of people: mass is conserved;
+//! - people are splatted in slot order, so the sums are the same on any thread count.
+
+use crate::ir::Vec2;
+use crate::sim::scene::Scene;
+use crate::world::lattice::Lattice;
+
+pub(super) struct Fields {
+    pub lattice: Lattice,
+    /// By cell: the widest body does not fit at its centre.
+    pub wall: Vec<bool>,
+    /// By cell: the regions' discomfort.
+    regions: Vec<f64>,
+    /// By cell: the ground's gradient `∇h`, the sum of the slopes of the regions holding its centre.
+    pub gradient: Vec<Vec2>,
+    /// By cell: the step's discomfort `g`, the regions' plus the predictive.
+    pub discomfort: Vec<f64>,
+    /// By cell: people per m² (§4.1).
+    pub density: Vec<f64>,
+    /// By cell: the density-weighted mean velocity `v̄` (§4.1), m/s.
+    pub mean_vel: Vec<Vec2>,
+}
+
+impl Fields {
+    pub fn new(scene: &Scene, lattice: Lattice) -> Fields {
+        let n = lattice.cells();
+        let mut wall = vec![false; n];
+        let mut regions = vec![0.0; n];
+        let mut gradient = vec![Vec2::ZERO; n];
+        let marked = |r: &&crate::ir::Region| r.discomfort > 0.0 || r.slope.is_some();
+        for j in 0..lattice.ny {
+            for i in 0..lattice.nx {
+                let c = lattice.centre(i, j);
+                let k = i + j * lattice.nx;
+                wall[k] = !scene.space.is_clear(c, scene.max_radius);
+                for r in scene.program.world.regions.iter().filter(marked) {
+                    if crate::world::geometry::contains(&r.shape, c) {
+                        regions[k] += r.discomfort;
+                        gradient[k] += r.slope.unwrap_or(Vec2::ZERO);
+                    }
+                }
+            }
+        }
+        Fields {
+            lattice,
+            wall,
+            discomfort: regions.clone(),
+            regions,
+            gradient,
+            density: vec![0.0; n],
+            mean_vel: vec![Vec2::ZERO; n],
+        }
+    }
+
+    /// §4.1: every person's density into the four cells around it, and
+    /// their velocities weighted the same way.
+    pub fn splat(&mut self, pos: &[Vec2], vel: &[Vec2], lambda: f64) {
+        self.density.iter_mut().for_each(|d| *d = 0.0);
+        self.mean_vel.iter_mut().for_each(|v| *v = Vec2::ZERO);
+        for (&p, &v) in pos.iter().zip(vel) {
+            for (k, w) in splat_weights(&self.lattice, p, lambda) {
+                self.density[k] += w;
+                self.mean_vel[k] += v * w;
+            }
+        }
+        let area = self.lattice.cell * self.lattice.cell;
+        for (d, v) in self.density.iter_mut().zip(&mut self.mean_vel) {
+            if *d > 0.0 {
+                *v /= *d;
+            }
+            *d /= area;
+        }
+    }
+
+    /// The step's discomfort: the regions', plus, when `weight` > 0, each
+    /// person's predictive discomfort along the next `horizon` seconds of its
+    /// walk, falling linearly to 0 (§4.1: people avoid where others are
+    /// about to be).
+    pub fn predict(&mut self, pos: &[Vec2], vel: &[Vec2], weight: f64, horizon: f64) {
+        self.discomfort.copy_from_slice(&self.regions);
+        if weight <= 0.0 || horizon <= 0.0 {
+            return;
+        }
+        let l = self.lattice;
+        for (&p, &v) in pos.iter().zip(vel) {
+            let speed = v.length();
+            if speed <= 0.0 || !speed.is_finite() {
+                continue;
+            }
+            // One sample per cell crossed, at most 64: a bound on the work per person.
+            let samples = ((speed * horizon / l.cell).ceil() as usize).clamp(1, 64);
+            for s in 1..=samples {
+                let t = horizon * s as f64 / samples as f64;
+                let Some((i, j)) = l.cell_of(p + v * t) else { break };
+                self.discomfort[i + j * l.nx] += weight * (1.0 - t / horizon);
+            }
+        }
+    }
+}
+
+/// §4.1: the four cells around `p` (`A` the one whose centre is below and
+/// left of it, then `B`, `C`, `D` anticlockwise) and each one's share of a
+/// person at `p`, `min(1 − Δx, 1 − Δy)^λ`, `min(Δx, 1 − Δy)^λ`,
+/// `min(Δx, Δy)^λ`, `min(1 − Δx, Δy)^λ`, scaled to sum to 1 (the paper's
+/// weights sum to between 1 and 2, so a person standing where four cells
+/// meet would count twice).
+pub(super) fn splat_weights(l: &Lattice, p: Vec2, lambda: f64) -> [(usize, f64); 4] {
+    let x = ((p.x - l.min.x) / l.cell - 0.5).clamp(0.0, (l.nx - 1) as f64);
+    let y = ((p.y - l.min.y) / l.cell - 0.5).clamp(0.0, (l.ny - 1) as f64);
+    let (i, j) = (x.floor(), y.floor());
+    let (dx, dy) = (x - i, y - j);
+    let (i, j) = (i as usize, j as usize);
+    let (i1, j1) = ((i + 1).min(l.nx - 1), (j + 1).min(l.ny - 1));
+    let power = |w: f64| if lambda == 1.0 { w } else { libm::pow(w, lambda) };
+    let w = [power((1.0 - dx).min(1.0 - dy)), power(dx.min(1.0 - dy)), power(dx.min(dy)), power((1.0 - dx).min(dy))];
+    let sum: f64 = w.iter().sum();
+    let cells = [i + j * l.nx, i1 + j * l.nx, i1 + j1 * l.nx, i + j1 * l.nx];
+    std::array::from_fn(|k| (cells[k], w[k] / sum))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_s_weights_sum_to_one_wherever_it_stands() {
+        let l = Lattice { min: Vec2::new(-3.0, 2.0), cell: 0.7, nx: 9, ny: 5 };
+        for a in 0..40 {
+            for b in 0..40 {
+                let p = Vec2::new(-3.5 + a as f64 * 0.2, 1.5 + b as f64 * 0.12);
+                for lambda in [0.5, 1.0, 3.0] {
+                    let w = splat_weights(&l, p, lambda);
+                    let sum: f64 = w.iter().map(|(_, w)| w).sum();
+                    assert!((sum - 1.0).abs() < 1e-12, "{p:?} λ {lambda}: {sum}");
+                    assert!(w.iter().all(|&(k, w)| k < l.cells() && w >= 0.0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_person_at_a_cell_centre_belongs_to_that_cell_alone() {
+        let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 4, ny: 4 };
+        let w = splat_weights(&l, Vec2::new(1.5, 2.5), 1.0);
+        assert_eq!(w[0], (1 + 2 * 4, 1.0));
+        assert!(w[1..].iter().all(|&(_, w)| w == 0.0));
+    }
+}
