@@ -121,7 +121,10 @@ fn lanes_and_surround_are_measured() {
     let mut p = scene();
     p.header.duration = 12.0;
     p.expectations = vec![
-        expect("lanes", ExpectationKind::Lanes { width: 0.6, among: Subject::Everyone, threshold: 0.5, at: When::At(8.0) }),
+        expect(
+            "lanes",
+            ExpectationKind::Lanes { width: 0.6, among: Subject::Everyone, threshold: 0.5, at: When::At(8.0) },
+        ),
         expect(
             "impossible lanes",
             ExpectationKind::Lanes { width: 0.6, among: Subject::Everyone, threshold: 1.01, at: When::At(8.0) },

@@ -689,7 +689,10 @@ impl Checker {
                 span.unwrap_or(0..0),
                 format!("the planners could visit about {:.1e} grid cells a step", work.cells_per_step()),
             )
-            .label(format!("up to {} {} run this behaviour on a grid of {:.0} cells", work.searches, work.by, work.cells))
+            .label(format!(
+                "up to {} {} run this behaviour on a grid of {:.0} cells",
+                work.searches, work.by, work.cells
+            ))
             .help(format!(
                 "`crowd run` refuses more than {:.0e} cells a step: use a coarser grid (`grid X x Y`, a larger \
                  cell), fewer agents, or raise the limit with `--max-plan-cells`",

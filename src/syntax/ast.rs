@@ -107,14 +107,29 @@ pub struct RegionSlope {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorldStmt {
-    Bounds { min: Point, max: Point, span: Span },
-    Obstacle { name: Name, shape: Shape },
+    Bounds {
+        min: Point,
+        max: Point,
+        span: Span,
+    },
+    Obstacle {
+        name: Name,
+        shape: Shape,
+    },
     /// `discomfort G`: continuum crowds' discomfort inside the region;
     /// `slope S toward (X, Y)`: the ground's rise per metre and its direction.
-    Region { name: Name, shape: Shape, discomfort: Option<Quantity>, slope: Option<RegionSlope> },
+    Region {
+        name: Name,
+        shape: Shape,
+        discomfort: Option<Quantity>,
+        slope: Option<RegionSlope>,
+    },
     Markers(MarkersStmt),
     MarkerEvent(MarkerEventStmt),
-    Shape { name: Name, shape: Shape },
+    Shape {
+        name: Name,
+        shape: Shape,
+    },
     Mask(MaskStmt),
 }
 
@@ -509,31 +524,132 @@ pub enum When {
 // goals by T`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectationKind {
-    Reaches { who: Subject, by: Option<Quantity> },
-    MinDistance { among: Option<Subject>, distance: Quantity },
-    Nobody { who: Option<Subject>, inside: Option<Name> },
-    NobodyInCore { who: Option<Subject>, groups: Subject },
-    GoalsProvideWants { who: Subject },
-    Fraction { at_most: bool, amount: Quantity, who: Subject, inside: Name, at: When },
+    Reaches {
+        who: Subject,
+        by: Option<Quantity>,
+    },
+    MinDistance {
+        among: Option<Subject>,
+        distance: Quantity,
+    },
+    Nobody {
+        who: Option<Subject>,
+        inside: Option<Name>,
+    },
+    NobodyInCore {
+        who: Option<Subject>,
+        groups: Subject,
+    },
+    GoalsProvideWants {
+        who: Subject,
+    },
+    Fraction {
+        at_most: bool,
+        amount: Quantity,
+        who: Subject,
+        inside: Name,
+        at: When,
+    },
     /// `width W`: lanes at least W wide (default: single file).
-    Lanes { width: Option<Quantity>, among: Option<Subject>, threshold: Quantity, at: When },
-    Surrounds { who: Subject, target: Subject, at: When, spread: Quantity },
-    Farther { who: Subject, distance: Quantity, from: Subject, at: When },
-    Formation { group: Subject, formation: Name, at: When },
-    FormationError { group: Subject, at_most: bool, bound: Quantity, at: When },
-    Spread { group: Subject, at_most: bool, bound: Quantity, at: When },
-    Count { who: Subject, count: Int, tolerance: Option<Int>, at: When },
-    CountBound { who: Subject, at_most: bool, bound: Int, at: When },
-    NearestDistance { who: Subject, at_most: bool, bound: Quantity, at: When },
-    Near { who: Subject, distance: Quantity, of: Subject, at: When },
-    Collisions { among: Option<Subject>, max: Int },
-    Overlap { among: Option<Subject>, max: Quantity },
-    Stuck { max: Quantity, who: Subject },
-    TripsWithin { share: Quantity, who: Subject, within: Quantity },
-    Moves { who: Subject, distance: Quantity, by: Quantity },
-    MoveLess { max: Quantity, who: Subject, distance: Quantity, by: Quantity },
-    Picks { who: Subject, at_most: bool, count: Int, by: Quantity },
-    Covers { who: Subject, area: Name, distance: Quantity, at: When },
+    Lanes {
+        width: Option<Quantity>,
+        among: Option<Subject>,
+        threshold: Quantity,
+        at: When,
+    },
+    Surrounds {
+        who: Subject,
+        target: Subject,
+        at: When,
+        spread: Quantity,
+    },
+    Farther {
+        who: Subject,
+        distance: Quantity,
+        from: Subject,
+        at: When,
+    },
+    Formation {
+        group: Subject,
+        formation: Name,
+        at: When,
+    },
+    FormationError {
+        group: Subject,
+        at_most: bool,
+        bound: Quantity,
+        at: When,
+    },
+    Spread {
+        group: Subject,
+        at_most: bool,
+        bound: Quantity,
+        at: When,
+    },
+    Count {
+        who: Subject,
+        count: Int,
+        tolerance: Option<Int>,
+        at: When,
+    },
+    CountBound {
+        who: Subject,
+        at_most: bool,
+        bound: Int,
+        at: When,
+    },
+    NearestDistance {
+        who: Subject,
+        at_most: bool,
+        bound: Quantity,
+        at: When,
+    },
+    Near {
+        who: Subject,
+        distance: Quantity,
+        of: Subject,
+        at: When,
+    },
+    Collisions {
+        among: Option<Subject>,
+        max: Int,
+    },
+    Overlap {
+        among: Option<Subject>,
+        max: Quantity,
+    },
+    Stuck {
+        max: Quantity,
+        who: Subject,
+    },
+    TripsWithin {
+        share: Quantity,
+        who: Subject,
+        within: Quantity,
+    },
+    Moves {
+        who: Subject,
+        distance: Quantity,
+        by: Quantity,
+    },
+    MoveLess {
+        max: Quantity,
+        who: Subject,
+        distance: Quantity,
+        by: Quantity,
+    },
+    Picks {
+        who: Subject,
+        at_most: bool,
+        count: Int,
+        by: Quantity,
+    },
+    Covers {
+        who: Subject,
+        area: Name,
+        distance: Quantity,
+        at: When,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

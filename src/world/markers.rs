@@ -1129,7 +1129,12 @@ mod tests {
     fn a_tile_inside_an_obstacle_is_void_and_one_across_its_edge_is_not() {
         let mut w = world(rect(0.0, 0.0, 100.0, 100.0), MarkerMethod::JitteredGrid, 1.0);
         w.obstacles.push(Obstacle { name: "block".into(), shape: Shape::Rect(rect(10.0, 10.0, 60.0, 60.0)) });
-        w.regions.push(Region { name: "pen".into(), shape: Shape::Circle { center: v(80.0, 80.0), radius: 5.0 }, discomfort: 0.0, slope: None });
+        w.regions.push(Region {
+            name: "pen".into(),
+            shape: Shape::Circle { center: v(80.0, 80.0), radius: 5.0 },
+            discomfort: 0.0,
+            slope: None,
+        });
         w.markers.overrides.push(MarkerOverride {
             area: MarkerArea::Region(ir::RegionId(0)),
             density: Some(2.0),
