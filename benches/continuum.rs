@@ -1,4 +1,6 @@
-//! Continuum crowds (Treuille, Cooper, Popović 2006). The solver part: cells
+//! Continuum crowds (Treuille, Cooper, Popović 2006), in two parts.
+//!
+//! The solver part: cells
 //! per second of the eikonal solver (`src/plan/eikonal.rs`, fast marching)
 //! on 256² and 512² grids of anisotropic face costs (seeded, in [0.5, 5], a
 //! few wall blocks, four goal cells), against a plain Dijkstra over the same
@@ -14,23 +16,36 @@
 //! warm solves; the ratio is taken within each pair, because a shared
 //! machine's speed drifts). The bar: marching takes at most twice
 //! Dijkstra's time (the median ratio); the bench fails otherwise.
+//!
+//! The crowd part (`crowd_bench`): agent-steps per second of
+//! `scenarios/bench/continuum_100k.crowd` (100,000 people in 4 groups on a
+//! 256² grid, every potential solved every step) without recording, on 1
+//! and 2 threads in interleaved pairs (`CROWD_BENCH_STEPS=N`, default 50;
+//! the first `WARM_STEPS` are not timed: the uniform spawn overlaps bodies
+//! that the first steps push apart); the peak memory per person of a fresh
+//! process; the trace, every step recorded, on 1 and 2 threads. The bars:
+//! at least 2 million agent-steps a second on 1 thread, at least 1.6× that
+//! on 2, the same trace; the bench fails otherwise.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
+use crowd::diag::SourceFile;
+use crowd::hash::Fnv1a64;
+use crowd::ir::Program;
 use crowd::plan::eikonal::{Grid, Marcher, EAST, NORTH, SOUTH, WEST};
+use crowd::sim;
+use crowd::trace::csv::CsvWriter;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-// Only the ratio and median helpers are used here.
-#[allow(dead_code)]
 #[path = "support/pairs.rs"]
 mod pairs;
 #[path = "support/settings.rs"]
 mod settings;
 
-use pairs::{median, ratio};
+use pairs::{median, ratio, Pairs};
 use settings::setting;
 
 const SIZES: [usize; 2] = [256, 512];
@@ -194,6 +209,132 @@ fn solver_bench() {
     assert!(failed.is_empty(), "{}", failed.join("; "));
 }
 
+const CROWD: &str = "scenarios/bench/continuum_100k.crowd";
+/// Steps run before the timing starts.
+const WARM_STEPS: u64 = 10;
+const CROWD_RATE_BAR: f64 = 2.0e6;
+const SPEED_UP_BAR: f64 = 1.6;
+
+/// Agent-steps per second of the steps after the first [`WARM_STEPS`], without recording.
+fn crowd_rate(program: &Program, threads: usize) -> f64 {
+    let run = |steps: u64| {
+        let mut p = program.clone();
+        p.header.duration = steps as f64 * p.header.dt;
+        sim::with_threads(Some(threads), || {
+            let mut sink = std::io::sink();
+            let mut csv = CsvWriter::new(&mut sink, &sim::labels(&p), &p.output.columns, None).expect("a sink");
+            let t0 = Instant::now();
+            let outcome = crowd::run(&p, p.header.seed, &mut csv, &mut |_, _| {}).expect("the scenario runs");
+            (outcome.agent_steps, (t0.elapsed() - outcome.times.setup).as_secs_f64())
+        })
+        .expect("a thread pool")
+    };
+    let steps = (program.header.duration / program.header.dt).round() as u64;
+    let (warm_work, warm_secs) = run(WARM_STEPS);
+    let (work, secs) = run(WARM_STEPS + steps);
+    (work - warm_work) as f64 / (secs - warm_secs)
+}
+
+/// The digest and length of the trace of a run recording every step.
+fn crowd_trace(program: &Program, threads: usize) -> (u64, u64) {
+    sim::with_threads(Some(threads), || {
+        let mut digest = Fnv1a64::default();
+        {
+            let mut csv =
+                CsvWriter::new(&mut digest, &sim::labels(program), &program.output.columns, None).expect("a digest");
+            crowd::run(program, program.header.seed, &mut csv, &mut |_, _| {}).expect("the scenario runs");
+        }
+        (digest.finish(), digest.len())
+    })
+    .expect("a thread pool")
+}
+
+/// Set in a child process of the bench: which run's peak memory it measures.
+const MEMORY_OF: &str = "CROWD_CONTINUUM_MEMORY_OF";
+
+/// This process's peak resident memory, bytes (Linux; 0 elsewhere).
+fn peak_memory() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
+    peak.unwrap_or(0) * 1024
+}
+
+/// The peak resident memory of a fresh process of this bench that runs the
+/// crowd (`what` = "crowd") or only compiles it ("nothing"), bytes.
+fn peak_of(what: &str) -> u64 {
+    let me = std::env::current_exe().expect("the bench knows its path");
+    let out = std::process::Command::new(me).env(MEMORY_OF, what).output().expect("the bench runs itself");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+}
+
+fn crowd_program(steps: u64) -> Program {
+    let text = std::fs::read_to_string(CROWD).expect("run from the crate root");
+    let compiled =
+        crowd::compile(&SourceFile::new(CROWD, text)).unwrap_or_else(|d| panic!("{CROWD} does not compile: {d:?}"));
+    let mut program = compiled.program;
+    program.header.duration = steps as f64 * program.header.dt;
+    program.header.record_every = u32::MAX;
+    program
+}
+
+fn crowd_bench() {
+    let began = Instant::now();
+    let steps: u64 = setting("STEPS", 50);
+    let n_pairs: usize = setting("PAIRS", 5);
+    let program = crowd_program(steps);
+    let agents: u32 = program.populations.iter().map(|p| p.max_count()).sum();
+    println!(
+        "{CROWD}: {agents} people, 4 groups, 256² cells, potentials every step; {steps} steps timed after \
+         {WARM_STEPS}, {n_pairs} interleaved 1/2-thread pairs, medians"
+    );
+    let rates = Pairs::run(n_pairs, |threads| crowd_rate(&program, threads));
+    let (one, two) = (median(&rates.one), median(&rates.two));
+    let (s, lo, hi) = rates.speed_up();
+    println!(
+        "agent-steps per second: {one:.3e} on 1 thread, {two:.3e} on 2 threads, speed-up {s:.2}x ({lo:.2}-{hi:.2})"
+    );
+
+    let nothing = peak_of("nothing");
+    let per = peak_of("crowd").saturating_sub(nothing) as f64 / f64::from(agents);
+    println!("peak memory per person (a fresh process's peak over one that only compiles the scenario): {per:.0} B");
+
+    let mut short = program.clone();
+    short.header.duration = 20.0 * short.header.dt;
+    short.header.record_every = 1;
+    let (a, len) = crowd_trace(&short, 1);
+    let (b, _) = crowd_trace(&short, 2);
+    let same = a == b;
+    println!(
+        "trace over 20 steps, every step: {len} bytes, FNV-1a {a:016x}; 1 and 2 threads {}",
+        if same { "identical" } else { "DIFFER" }
+    );
+    println!("(the crowd part took {:.1} s)", began.elapsed().as_secs_f64());
+
+    let mut failures = Vec::new();
+    if one < CROWD_RATE_BAR {
+        failures.push(format!("{one:.3e} agent-steps per second on 1 thread, under the bar of {CROWD_RATE_BAR:.1e}"));
+    }
+    if s < SPEED_UP_BAR {
+        failures.push(format!("a speed-up of {s:.2}x on 2 threads, under the bar of {SPEED_UP_BAR}x"));
+    }
+    if !same {
+        failures.push("the traces on 1 and 2 threads differ".to_string());
+    }
+    assert!(failures.is_empty(), "the continuum crowd bench fails:\n  {}", failures.join("\n  "));
+}
+
 fn main() {
+    if let Ok(what) = std::env::var(MEMORY_OF) {
+        if what == "crowd" {
+            let mut p = crowd_program(WARM_STEPS);
+            p.header.record_every = u32::MAX;
+            crowd_rate(&p, 1);
+        } else {
+            drop(crowd_program(1));
+        }
+        println!("{}", peak_memory());
+        return;
+    }
     solver_bench();
+    crowd_bench();
 }
