@@ -113,3 +113,71 @@ pub(super) fn neighbours(l: &Lattice, i: usize, j: usize) -> [Option<usize>; 4] 
     near[SOUTH] = (j > 0).then(|| k - l.nx);
     near
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fields::tests::open;
+    use super::*;
+
+    #[test]
+    fn flow_speed_slows_people_down_but_never_turns_them_back() {
+        let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 3, ny: 3 };
+        let mut fields = open(l);
+        let p = Params::default();
+        let f_max = 1.3;
+        // The centre cell packed beyond density_max, its crowd walking every which way.
+        for k in 0..64 {
+            let a = k as f64 * std::f64::consts::TAU / 64.0;
+            for speed in [0.0, 0.5, 1.3, 4.0] {
+                fields.density[4] = p.density_max + 1.0;
+                fields.mean_vel[4] = Vec2::new(libm::cos(a), libm::sin(a)) * speed;
+                for d in 0..4 {
+                    let f = face_speed(&fields, &p, f_max, 4, d);
+                    assert!((0.0..=f_max).contains(&f), "face {d}, flow {:?}: {f}", fields.mean_vel[4]);
+                    // Packed, people walk at the flow's speed along the face.
+                    let along = fields.mean_vel[4].dot(NORMALS[d]).clamp(0.0, f_max);
+                    assert!((f - along).abs() < 1e-12, "face {d}: {f} against the flow's {along}");
+                }
+            }
+        }
+        // Sparse: the flow does not matter.
+        fields.density[4] = p.density_min / 2.0;
+        fields.mean_vel[4] = Vec2::new(-3.0, 0.0);
+        assert_eq!(face_speed(&fields, &p, f_max, 4, EAST), f_max);
+    }
+
+    #[test]
+    fn slopes_slow_people_walking_up_them_only() {
+        let p = Params::default();
+        assert_eq!(topographical_speed(&p, 1.0, 0.0), 1.0);
+        assert_eq!(topographical_speed(&p, 1.0, -0.5), 1.0);
+        assert!((topographical_speed(&p, 1.0, p.slope_max) - p.slope_speed).abs() < 1e-15);
+        assert!((topographical_speed(&p, 1.0, 2.0 * p.slope_max) - p.slope_speed).abs() < 1e-15);
+        let half = topographical_speed(&p, 1.0, p.slope_max / 2.0);
+        assert!((half - (1.0 + p.slope_speed) / 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn walls_and_the_grid_s_edge_cost_infinity_everything_else_a_finite_amount() {
+        let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 4, ny: 3 };
+        let mut fields = open(l);
+        fields.wall[5] = true;
+        // A standing crowd everywhere: the flow speed is 0 on every face.
+        fields.density.iter_mut().for_each(|d| *d = 5.0);
+        let mut costs = Costs { f_max: 1.2, members: 1, cost: Vec::new() };
+        let workers = crate::sim::workers::Workers::default();
+        costs.update(&fields, &Params::default(), &workers);
+        for j in 0..l.ny {
+            for i in 0..l.nx {
+                let k = i + j * l.nx;
+                for (d, m) in neighbours(&l, i, j).into_iter().enumerate() {
+                    let c = costs.cost[k][d];
+                    match m {
+                        Some(m) if k != 5 && m != 5 => assert!(c.is_finite() && c > 0.0, "{k} → {m}: {c}"),
+                        _ => assert_eq!(c, f64::INFINITY, "cell {k} face {d}"),
+                    }
+                }
+            }
+        }
+    }
+}

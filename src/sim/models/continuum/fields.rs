@@ -126,7 +126,7 @@ pub(super) fn splat_weights(l: &Lattice, p: Vec2, lambda: f64) -> [(usize, f64);
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -142,6 +142,44 @@ mod tests {
                     assert!(w.iter().all(|&(k, w)| k < l.cells() && w >= 0.0));
                 }
             }
+        }
+    }
+
+    /// Fields over `l` with no walls, no discomfort and flat ground.
+    pub(in super::super) fn open(l: Lattice) -> Fields {
+        let n = l.cells();
+        Fields {
+            lattice: l,
+            wall: vec![false; n],
+            regions: vec![0.0; n],
+            gradient: vec![Vec2::ZERO; n],
+            discomfort: vec![0.0; n],
+            density: vec![0.0; n],
+            mean_vel: vec![Vec2::ZERO; n],
+        }
+    }
+
+    #[test]
+    fn splatting_conserves_the_crowd_and_its_momentum() {
+        let l = Lattice { min: Vec2::new(0.0, 0.0), cell: 0.8, nx: 30, ny: 20 };
+        let mut fields = open(l);
+        // People anywhere, some beyond the grid's edge, with a golden-ratio spread.
+        let n = 1000;
+        let pos: Vec<Vec2> = (0..n)
+            .map(|k| {
+                let (a, b) = ((k as f64 * 0.618_033_988_75).fract(), (k as f64 * 0.754_877_666_2).fract());
+                Vec2::new(-2.0 + a * 28.0, -1.0 + b * 18.0)
+            })
+            .collect();
+        let vel: Vec<Vec2> = (0..n).map(|k| Vec2::new(1.0 + (k % 7) as f64 * 0.1, -0.5)).collect();
+        for lambda in [0.5, 1.0, 2.5] {
+            fields.splat(&pos, &vel, lambda);
+            let area = l.cell * l.cell;
+            let people: f64 = fields.density.iter().map(|d| d * area).sum();
+            assert!((people - n as f64).abs() < 1e-9, "λ {lambda}: {people} people");
+            let momentum: Vec2 = fields.density.iter().zip(&fields.mean_vel).map(|(d, v)| *v * (d * area)).sum();
+            let expected: Vec2 = vel.iter().copied().sum();
+            assert!((momentum - expected).length() < 1e-9, "λ {lambda}: {momentum:?} against {expected:?}");
         }
     }
 

@@ -1,0 +1,70 @@
+//! Continuum crowds run end to end: the same trace on one thread and two
+//! (the groups' potentials are solved in parallel); potentials solved every
+//! few steps still lead everyone home; continuum people walk round another
+//! model's agents, which they splat into the density like their own.
+
+use crowd::diag::SourceFile;
+use crowd::ir::Program;
+use crowd::trace::read::Recorded;
+
+mod scenario_support;
+use scenario_support::{compile, failures, trace};
+
+fn program(text: &str) -> Program {
+    crowd::compile(&SourceFile::new("t.crowd", text.to_string())).unwrap_or_else(|d| panic!("{d:?}")).program
+}
+
+#[test]
+fn the_continuum_scenarios_write_the_same_trace_on_one_thread_and_two() {
+    for rel in ["scenarios/continuum/fig33_crossing.crowd", "scenarios/continuum/four_way.crowd"] {
+        let mut p = compile(rel);
+        p.header.duration = 40.0;
+        let one = crowd::sim::with_threads(Some(1), || trace(&p)).expect("pool");
+        let two = crowd::sim::with_threads(Some(2), || trace(&p)).expect("pool");
+        assert!(one == two, "{rel}: the runs differ between 1 and 2 threads");
+    }
+}
+
+#[test]
+fn potentials_solved_every_tenth_step_still_lead_round_the_grove() {
+    let mut p = compile("scenarios/continuum/fig32_trees.crowd");
+    let every = trace(&p);
+    p.params.continuum.update_every = 10.0;
+    let sparse = trace(&p);
+    assert!(every != sparse, "solving less often changed nothing");
+    assert_eq!(failures(&p), Vec::<String>::new());
+}
+
+#[test]
+fn a_continuum_crowd_walks_round_agents_of_another_model() {
+    // Four people standing still (straight walkers whose goal is where they
+    // stand) across the way of a continuum crowd: splatted into the density,
+    // their cells are slow and costly, and the crowd's potential leads round.
+    let p = program(
+        "scenario mixed { seed 3; duration 40 s; step 1/10 s }
+         world {
+           bounds (0 m, 0 m) to (40 m, 20 m)
+           region start rect (2 m, 8 m) to (6 m, 12 m)
+           region finish rect (34 m, 8 m) to (38 m, 12 m)
+           region post rect (19 m, 9 m) to (21 m, 11 m)
+         }
+         population guards { count 12; spawn in post; goal region post; radius 0.25 m; behaviour stand }
+         population walkers { count 30; spawn in start; goal region finish; radius 0.25 m; behaviour go }
+         behaviour stand { seek goal }
+         behaviour go { seek goal using continuum cell 1 m }
+         expect {
+           walkers reaches goal within 40 s
+           min distance >= 0.49 m
+         }",
+    );
+    assert_eq!(failures(&p), Vec::<String>::new());
+    let bytes = trace(&p);
+    let rec = Recorded::parse(&bytes, &p).expect("the trace reads back");
+    // The walkers kept out of the post: none crossed the middle of the guards' 2 m square.
+    let walkers = p.populations.iter().position(|q| q.name == "walkers").expect("walkers") as u32;
+    let inside = (0..rec.population.len())
+        .filter(|&r| rec.population[r] == walkers)
+        .filter(|&r| (rec.trace.pos[r] - crowd::ir::Vec2::new(20.0, 10.0)).abs().max_element() < 0.75)
+        .count();
+    assert_eq!(inside, 0, "walkers crossed the guards' post");
+}
