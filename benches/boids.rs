@@ -27,11 +27,14 @@ const RATIO_BAR: f64 = 1.0;
 
 #[path = "support/boids.rs"]
 mod boids;
+#[path = "support/memory.rs"]
+mod memory;
 #[path = "support/pairs.rs"]
 mod pairs;
 #[path = "support/settings.rs"]
 mod settings;
 
+use memory::{peak_memory, peak_of, MEMORY_OF};
 use pairs::{median, ratio, Pairs};
 use settings::setting;
 
@@ -60,24 +63,6 @@ fn trace(program: &Program, threads: usize) -> (u64, u64, usize) {
         (digest.finish(), digest.len(), outcome.catches.len())
     })
     .expect("a thread pool")
-}
-
-/// Set in a child process of the bench: which run's peak memory it measures.
-const MEMORY_OF: &str = "CROWD_BOIDS_MEMORY_OF";
-
-/// This process's peak resident memory, bytes (Linux; 0 elsewhere).
-fn peak_memory() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let peak = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
-    peak.unwrap_or(0) * 1024
-}
-
-/// The peak resident memory of a fresh process of this bench that runs
-/// `what` once on 1 thread ("nothing": compiling the scenario only), bytes.
-fn peak_of(what: &str) -> u64 {
-    let me = std::env::current_exe().expect("the bench knows its path");
-    let out = std::process::Command::new(me).env(MEMORY_OF, what).output().expect("the bench runs itself");
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
 }
 
 fn main() {

@@ -38,6 +38,20 @@ impl Lattice {
         inside.then_some((x as usize, y as usize))
     }
 
+    /// The four cells whose centres surround `p` — `(i, j)` below and left
+    /// of it, then anticlockwise `(i + 1, j)`, `(i + 1, j + 1)`, `(i, j + 1)`
+    /// — and `p`'s offset `(Δx, Δy)` from the first's centre, in cells. Beyond
+    /// the outer centres the edge cells stand in for the missing ones.
+    pub fn around(&self, p: Vec2) -> ([usize; 4], f64, f64) {
+        let x = ((p.x - self.min.x) / self.cell - 0.5).clamp(0.0, (self.nx - 1) as f64);
+        let y = ((p.y - self.min.y) / self.cell - 0.5).clamp(0.0, (self.ny - 1) as f64);
+        let (i, j) = (x.floor(), y.floor());
+        let (dx, dy) = (x - i, y - j);
+        let (i, j) = (i as usize, j as usize);
+        let (i1, j1) = ((i + 1).min(self.nx - 1), (j + 1).min(self.ny - 1));
+        ([i + j * self.nx, i1 + j * self.nx, i1 + j1 * self.nx, i + j1 * self.nx], dx, dy)
+    }
+
     /// Number of cells.
     pub fn cells(&self) -> usize {
         self.nx * self.ny

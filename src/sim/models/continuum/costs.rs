@@ -131,11 +131,11 @@ mod tests {
             for speed in [0.0, 0.5, 1.3, 4.0] {
                 fields.density[4] = p.density_max + 1.0;
                 fields.mean_vel[4] = Vec2::new(libm::cos(a), libm::sin(a)) * speed;
-                for d in 0..4 {
+                for (d, n) in NORMALS.iter().enumerate() {
                     let f = face_speed(&fields, &p, f_max, 4, d);
                     assert!((0.0..=f_max).contains(&f), "face {d}, flow {:?}: {f}", fields.mean_vel[4]);
                     // Packed, people walk at the flow's speed along the face.
-                    let along = fields.mean_vel[4].dot(NORMALS[d]).clamp(0.0, f_max);
+                    let along = fields.mean_vel[4].dot(*n).clamp(0.0, f_max);
                     assert!((f - along).abs() < 1e-12, "face {d}: {f} against the flow's {along}");
                 }
             }

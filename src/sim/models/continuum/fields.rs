@@ -112,16 +112,10 @@ impl Fields {
 /// weights sum to between 1 and 2, so a person standing where four cells
 /// meet would count twice).
 pub(super) fn splat_weights(l: &Lattice, p: Vec2, lambda: f64) -> [(usize, f64); 4] {
-    let x = ((p.x - l.min.x) / l.cell - 0.5).clamp(0.0, (l.nx - 1) as f64);
-    let y = ((p.y - l.min.y) / l.cell - 0.5).clamp(0.0, (l.ny - 1) as f64);
-    let (i, j) = (x.floor(), y.floor());
-    let (dx, dy) = (x - i, y - j);
-    let (i, j) = (i as usize, j as usize);
-    let (i1, j1) = ((i + 1).min(l.nx - 1), (j + 1).min(l.ny - 1));
+    let (cells, dx, dy) = l.around(p);
     let power = |w: f64| if lambda == 1.0 { w } else { libm::pow(w, lambda) };
     let w = [power((1.0 - dx).min(1.0 - dy)), power(dx.min(1.0 - dy)), power(dx.min(dy)), power((1.0 - dx).min(dy))];
     let sum: f64 = w.iter().sum();
-    let cells = [i + j * l.nx, i1 + j * l.nx, i1 + j1 * l.nx, i + j1 * l.nx];
     std::array::from_fn(|k| (cells[k], w[k] / sum))
 }
 

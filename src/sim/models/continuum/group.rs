@@ -150,18 +150,8 @@ impl Group {
     /// the cells around it that lead to the goal (walls and cells cut off
     /// from it left out); `None` when none does.
     pub fn velocity_at(&self, l: &Lattice, p: Vec2) -> Option<Vec2> {
-        let x = ((p.x - l.min.x) / l.cell - 0.5).clamp(0.0, (l.nx - 1) as f64);
-        let y = ((p.y - l.min.y) / l.cell - 0.5).clamp(0.0, (l.ny - 1) as f64);
-        let (i, j) = (x.floor(), y.floor());
-        let (fx, fy) = (x - i, y - j);
-        let (i, j) = (i as usize, j as usize);
-        let (i1, j1) = ((i + 1).min(l.nx - 1), (j + 1).min(l.ny - 1));
-        let corners = [
-            (i + j * l.nx, (1.0 - fx) * (1.0 - fy)),
-            (i1 + j * l.nx, fx * (1.0 - fy)),
-            (i + j1 * l.nx, (1.0 - fx) * fy),
-            (i1 + j1 * l.nx, fx * fy),
-        ];
+        let ([a, b, c, d], fx, fy) = l.around(p);
+        let corners = [(a, (1.0 - fx) * (1.0 - fy)), (b, fx * (1.0 - fy)), (d, (1.0 - fx) * fy), (c, fx * fy)];
         let (mut v, mut total) = (Vec2::ZERO, 0.0);
         for (k, w) in corners {
             if self.reach[k / 64] >> (k % 64) & 1 == 1 && w > 0.0 {
