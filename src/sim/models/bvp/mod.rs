@@ -101,15 +101,8 @@ impl Bvp {
     /// The bvp parameters in force for `planner` (the scenario's, with the
     /// action's own overrides), and its world potential's cell size.
     fn in_force(program: &Program, planner: Option<&Planner>) -> (crate::ir::params::Bvp, f64) {
-        let mut params = program.params.clone();
-        for (name, v) in planner.map_or(&[][..], |p| &p.params[..]) {
-            params.set("bvp", name, *v);
-        }
-        let cell = match planner.and_then(|p| p.grid) {
-            Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-            None => params.bvp.cell,
-        };
-        (params.bvp, cell)
+        let (params, grid) = super::in_force(program, "bvp", planner);
+        (params.bvp, grid.unwrap_or(params.bvp.cell))
     }
 
     /// Why a world potential some action asks for has too many cells to

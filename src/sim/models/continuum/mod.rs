@@ -31,7 +31,6 @@ use group::{Group, Key};
 
 use crate::ir::params::Continuum as Params;
 use crate::ir::{Action, Behaviour, Planner, PlannerKind, Program, Vec2, NONE};
-use crate::plan::astar::NodeGrid;
 use crate::sim::agents::Goal;
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Holds, Model, Own, Plan};
@@ -69,15 +68,8 @@ impl Continuum {
     /// The continuum parameters in force for `planner` (the scenario's, with
     /// the action's own overrides), and its grid's cell size.
     fn in_force(program: &Program, planner: Option<&Planner>) -> (Params, f64) {
-        let mut params = program.params.clone();
-        for (name, v) in planner.map_or(&[][..], |p| &p.params[..]) {
-            params.set("continuum", name, *v);
-        }
-        let cell = match planner.and_then(|p| p.grid) {
-            Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-            None => params.continuum.cell,
-        };
-        (params.continuum, cell)
+        let (params, grid) = super::in_force(program, "continuum", planner);
+        (params.continuum, grid.unwrap_or(params.continuum.cell))
     }
 
     /// Every continuum planner of the program, in order.
