@@ -105,12 +105,55 @@ pub fn plan_work(program: &super::Program) -> Option<PlanWork> {
             let running = program.populations.iter().filter(|p| p.behaviour.index() == b);
             let agents: u64 = running.clone().map(|p| u64::from(p.max_count())).sum();
             if kind == PlannerKind::Continuum {
-                // A group per goal: each population's own, or any object it may pick, or an agent it follows.
-                let goals = 1 + program.objects.len() as u64 + u64::from(program.world.regions.len() as u32);
-                let groups = (running.count() as u64 * goals).min(agents);
+                // A group per goal: one per fixed target, for `seek goal` one per
+                // population with a goal of its own, or any object it may pick, and
+                // one per exit its leavers walk to.
+                let picks = program.objects.len().max(1) as u64;
+                let goals: u64 = (behaviour.body.actions())
+                    .map(|a| match a {
+                        Action::Seek { target: super::Target::OwnGoal, planner }
+                            if planner.kind == PlannerKind::Continuum =>
+                        {
+                            running.clone().map(|p| if p.goal.is_some() { 1 } else { picks }).sum()
+                        }
+                        Action::Seek { planner, .. } if planner.kind == PlannerKind::Continuum => 1,
+                        _ => 0,
+                    })
+                    .sum();
+                let exits = running.clone().filter(|p| matches!(p.leave, super::Leave::Via { .. })).count() as u64;
+                let groups = (goals + exits).max(1).min(agents);
                 return Some(PlanWork { cells, searches: groups, by: "continuum groups", behaviour: b });
             }
             Some(PlanWork { cells, searches: agents, by: "agents", behaviour: b })
         })
         .max_by(|a, b| a.cells_per_step().total_cmp(&b.cells_per_step()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+
+    fn program(text: &str) -> super::super::Program {
+        crate::compile(&SourceFile::new("t.crowd", text.to_string())).expect("compiles").program
+    }
+
+    #[test]
+    fn continuum_work_is_a_potential_per_goal_not_per_person() {
+        let p = program(
+            "scenario s { seed 1; duration 1 s; step 1 s }
+             world {
+               bounds (0 m, 0 m) to (64 m, 64 m)
+               region a rect (1 m, 1 m) to (5 m, 5 m)
+               region b rect (59 m, 59 m) to (63 m, 63 m)
+               region gate rect (59 m, 1 m) to (63 m, 5 m)
+             }
+             population one { count 1000; spawn in a; goal region b; behaviour go }
+             population two { count 1000; spawn in b; goal region a; leave via gate from 0 s; behaviour go }
+             behaviour go { seek goal using continuum grid 64 x 64 }",
+        );
+        let work = plan_work(&p).expect("a grid planner");
+        // Each population's own goal, and the exit its leavers walk to.
+        assert_eq!((work.searches, work.by, work.cells), (3, "continuum groups", 4096.0));
+    }
 }
