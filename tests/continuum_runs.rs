@@ -68,3 +68,24 @@ fn a_continuum_crowd_walks_round_agents_of_another_model() {
         .count();
     assert_eq!(inside, 0, "walkers crossed the guards' post");
 }
+
+#[test]
+fn continuum_planners_on_two_grids_are_refused_before_the_first_step() {
+    let p = program(
+        "scenario two_grids { seed 1; duration 10 s; step 1/10 s }
+         world {
+           bounds (0 m, 0 m) to (40 m, 20 m)
+           region a rect (2 m, 2 m) to (6 m, 6 m)
+           region b rect (34 m, 14 m) to (38 m, 18 m)
+         }
+         population east { count 5; spawn in a; goal region b; behaviour coarse }
+         population west { count 5; spawn in b; goal region a; behaviour fine }
+         behaviour coarse { seek goal using continuum cell 2 m }
+         behaviour fine { seek goal using continuum grid 80 x 40 }",
+    );
+    let mut sink = Vec::new();
+    let mut csv =
+        crowd::trace::csv::CsvWriter::new(&mut sink, &crowd::sim::labels(&p), &p.output.columns, None).expect("header");
+    let err = crowd::run(&p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string();
+    assert!(err.contains("grids of different cells (2 m, 0.5 m)") && err.contains("step 0"), "{err}");
+}

@@ -13,6 +13,7 @@
 pub(crate) mod boids;
 pub(crate) mod bvp;
 pub(crate) mod continuum;
+pub(crate) mod in_force;
 pub(crate) mod leader_follower;
 pub(crate) mod needs;
 pub(crate) mod semantic_groups;
@@ -22,9 +23,7 @@ pub(crate) mod straight;
 use super::scene::Scene;
 use super::stage::{Catch, Holds, Model, Own, Plan};
 use super::workers::Workers;
-use crate::ir::params::Params;
-use crate::ir::{Action, Behaviour, Planner, Program};
-use crate::plan::astar::NodeGrid;
+use crate::ir::{Action, Behaviour, Program};
 use crate::rng::Draws;
 use crate::world::markers::Change;
 
@@ -263,18 +262,6 @@ macro_rules! models {
             }
         }
     };
-}
-
-/// The parameters in force for an action planned by `planner` (the
-/// scenario's, with the action's own overrides of `model`'s), and the cell
-/// of the world grid its `grid X x Y` asks for, if it gives one.
-pub(crate) fn in_force(program: &Program, model: &str, planner: Option<&Planner>) -> (Params, Option<f64>) {
-    let mut params = program.params.clone();
-    for (name, v) in planner.map_or(&[][..], |p| &p.params[..]) {
-        params.set(model, name, *v);
-    }
-    let grid = planner.and_then(|p| p.grid).map(|(nx, ny)| NodeGrid::cell_for_dims(program.world.bounds, nx, ny));
-    (params, grid)
 }
 
 /// The distance the core's resolve stage keeps between agents (Rodrigues et

@@ -101,7 +101,7 @@ impl Bvp {
     /// The bvp parameters in force for `planner` (the scenario's, with the
     /// action's own overrides), and its world potential's cell size.
     fn in_force(program: &Program, planner: Option<&Planner>) -> (crate::ir::params::Bvp, f64) {
-        let (params, grid) = super::in_force(program, "bvp", planner);
+        let (params, grid) = super::in_force::in_force(program, "bvp", planner);
         (params.bvp, grid.unwrap_or(params.bvp.cell))
     }
 

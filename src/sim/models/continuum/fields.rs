@@ -178,6 +178,22 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn predictive_discomfort_lies_along_the_walk_ahead_fading_with_time() {
+        let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 10, ny: 3 };
+        let mut fields = open(l);
+        // Walking east at 2 m/s from the middle of cell (1, 1), a 2 s horizon.
+        fields.predict(&[Vec2::new(1.5, 1.5)], &[Vec2::new(2.0, 0.0)], 3.0, 2.0);
+        let row: Vec<f64> = (0..10).map(|i| fields.discomfort[i + 10]).collect();
+        assert_eq!(row[0..2], [0.0, 0.0], "nothing behind or under the walker: {row:?}");
+        assert!(row[2..6].windows(2).all(|w| w[0] > w[1]), "fading ahead: {row:?}");
+        assert!(row[2] <= 3.0 && row[5] == 0.0 && row[6..].iter().all(|&g| g == 0.0), "{row:?}");
+        assert!((0..10).all(|i| fields.discomfort[i] == 0.0 && fields.discomfort[i + 20] == 0.0));
+        // Off (the default), the discomfort is the regions' alone.
+        fields.predict(&[Vec2::new(1.5, 1.5)], &[Vec2::new(2.0, 0.0)], 0.0, 2.0);
+        assert!(fields.discomfort.iter().all(|&g| g == 0.0));
+    }
+
+    #[test]
     fn a_person_at_a_cell_centre_belongs_to_that_cell_alone() {
         let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 4, ny: 4 };
         let w = splat_weights(&l, Vec2::new(1.5, 2.5), 1.0);

@@ -68,7 +68,7 @@ impl Continuum {
     /// The continuum parameters in force for `planner` (the scenario's, with
     /// the action's own overrides), and its grid's cell size.
     fn in_force(program: &Program, planner: Option<&Planner>) -> (Params, f64) {
-        let (params, grid) = super::in_force(program, "continuum", planner);
+        let (params, grid) = super::in_force::in_force(program, "continuum", planner);
         (params.continuum, grid.unwrap_or(params.continuum.cell))
     }
 
