@@ -89,3 +89,22 @@ fn continuum_planners_on_two_grids_are_refused_before_the_first_step() {
     let err = crowd::run(&p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string();
     assert!(err.contains("grids of different cells (2 m, 0.5 m)") && err.contains("step 0"), "{err}");
 }
+
+#[test]
+fn a_crowd_wide_parameter_set_on_one_action_is_refused_before_the_first_step() {
+    let p = program(
+        "scenario wide { seed 1; duration 10 s; step 1/10 s }
+         world {
+           bounds (0 m, 0 m) to (40 m, 20 m)
+           region a rect (2 m, 2 m) to (6 m, 6 m)
+           region b rect (34 m, 14 m) to (38 m, 18 m)
+         }
+         population east { count 5; spawn in a; goal region b; behaviour go }
+         behaviour go { seek goal using continuum update_every 5 }",
+    );
+    let mut sink = Vec::new();
+    let mut csv =
+        crowd::trace::csv::CsvWriter::new(&mut sink, &crowd::sim::labels(&p), &p.output.columns, None).expect("header");
+    let err = crowd::run(&p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string();
+    assert!(err.contains("continuum.update_every is one value for the whole crowd"), "{err}");
+}

@@ -130,7 +130,7 @@ mod tests {
             let a = k as f64 * std::f64::consts::TAU / 64.0;
             for speed in [0.0, 0.5, 1.3, 4.0] {
                 fields.density[4] = p.density_max + 1.0;
-                fields.mean_vel[4] = Vec2::new(libm::cos(a), libm::sin(a)) * speed;
+                fields.mean_vel[4] = Vec2::new(crate::math::cos(a), crate::math::sin(a)) * speed;
                 for (d, n) in NORMALS.iter().enumerate() {
                     let f = face_speed(&fields, &p, f_max, 4, d);
                     assert!((0.0..=f_max).contains(&f), "face {d}, flow {:?}: {f}", fields.mean_vel[4]);

@@ -113,7 +113,7 @@ impl Fields {
 /// meet would count twice).
 pub(super) fn splat_weights(l: &Lattice, p: Vec2, lambda: f64) -> [(usize, f64); 4] {
     let (cells, dx, dy) = l.around(p);
-    let power = |w: f64| if lambda == 1.0 { w } else { libm::pow(w, lambda) };
+    let power = |w: f64| if lambda == 1.0 { w } else { crate::math::pow(w, lambda) };
     let w = [power((1.0 - dx).min(1.0 - dy)), power(dx.min(1.0 - dy)), power(dx.min(dy)), power((1.0 - dx).min(dy))];
     let sum: f64 = w.iter().sum();
     std::array::from_fn(|k| (cells[k], w[k] / sum))

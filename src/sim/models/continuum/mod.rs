@@ -40,6 +40,9 @@ use crate::world::lattice::Lattice;
 /// The most cells the grid may have (2048 x 2048): each group keeps about
 /// 100 bytes a cell.
 const MAX_CELLS: usize = 1 << 22;
+/// Parameters of the fields the whole crowd shares, read from the
+/// scenario's `parameters continuum` block: an action cannot set them.
+const CROWD_WIDE: [&str; 4] = ["density_exponent", "predictive_horizon", "predictive_weight", "update_every"];
 
 /// The run's continuum crowds state.
 pub(crate) struct Continuum {
@@ -156,28 +159,35 @@ impl Model for Continuum {
                 cells.push(cell);
             }
         }
-        let mut fault = None;
+        let mut fault = Self::planners(program).flat_map(|p| &p.params).find_map(|(name, _)| {
+            CROWD_WIDE.contains(&name.as_str()).then(|| {
+                format!(
+                    "continuum.{name} is one value for the whole crowd (its fields are shared): set it in a \
+                     `parameters continuum` block, not on a `seek ... using continuum`"
+                )
+            })
+        });
         let lattice = match cells[..] {
             [] => None,
             [cell] => {
                 let l = Lattice::over(program.world.bounds, cell);
                 if l.cells() > MAX_CELLS {
-                    fault = Some(format!(
+                    fault = fault.or(Some(format!(
                         "the continuum grid would have {} x {} = {} cells of {cell} m, more than {MAX_CELLS}: \
                          raise continuum.cell or give the planners a coarser grid",
                         l.nx,
                         l.ny,
                         l.cells()
-                    ));
+                    )));
                 }
                 Some(l)
             }
             _ => {
-                fault = Some(format!(
+                fault = fault.or(Some(format!(
                     "the continuum planners ask for grids of different cells ({} m): the density is one field, \
                      so give every `seek ... using continuum` the same `grid X x Y` or `cell`",
                     cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" m, ")
-                ));
+                )));
                 None
             }
         };
