@@ -14,6 +14,14 @@ fn program(text: &str) -> Program {
     crowd::compile(&SourceFile::new("t.crowd", text.to_string())).unwrap_or_else(|d| panic!("{d:?}")).program
 }
 
+/// Why a run of `p` is refused (it must be).
+fn refusal(p: &Program) -> String {
+    let mut sink = Vec::new();
+    let mut csv =
+        crowd::trace::csv::CsvWriter::new(&mut sink, &crowd::sim::labels(p), &p.output.columns, None).expect("header");
+    crowd::run(p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string()
+}
+
 #[test]
 fn the_continuum_scenarios_write_the_same_trace_on_one_thread_and_two() {
     for rel in ["scenarios/continuum/fig33_crossing.crowd", "scenarios/continuum/four_way.crowd"] {
@@ -83,10 +91,7 @@ fn continuum_planners_on_two_grids_are_refused_before_the_first_step() {
          behaviour coarse { seek goal using continuum cell 2 m }
          behaviour fine { seek goal using continuum grid 80 x 40 }",
     );
-    let mut sink = Vec::new();
-    let mut csv =
-        crowd::trace::csv::CsvWriter::new(&mut sink, &crowd::sim::labels(&p), &p.output.columns, None).expect("header");
-    let err = crowd::run(&p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string();
+    let err = refusal(&p);
     assert!(err.contains("grids of different cells (2 m, 0.5 m)") && err.contains("step 0"), "{err}");
 }
 
@@ -102,9 +107,6 @@ fn a_crowd_wide_parameter_set_on_one_action_is_refused_before_the_first_step() {
          population east { count 5; spawn in a; goal region b; behaviour go }
          behaviour go { seek goal using continuum update_every 5 }",
     );
-    let mut sink = Vec::new();
-    let mut csv =
-        crowd::trace::csv::CsvWriter::new(&mut sink, &crowd::sim::labels(&p), &p.output.columns, None).expect("header");
-    let err = crowd::run(&p, 1, &mut csv, &mut |_, _| {}).expect_err("refused").to_string();
+    let err = refusal(&p);
     assert!(err.contains("continuum.update_every is one value for the whole crowd"), "{err}");
 }
