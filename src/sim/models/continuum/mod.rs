@@ -75,12 +75,17 @@ impl Continuum {
         (params.continuum, grid.unwrap_or(params.continuum.cell))
     }
 
-    /// Every continuum planner of the program, in order.
-    fn planners(program: &Program) -> impl Iterator<Item = &Planner> {
-        program.behaviours.iter().flat_map(|b| b.body.actions()).filter_map(|a| match a {
+    /// The planner of `action` when it is a `seek ... using continuum`.
+    fn planner_of(action: &Action) -> Option<&Planner> {
+        match action {
             Action::Seek { planner, .. } if planner.kind == PlannerKind::Continuum => Some(planner),
             _ => None,
-        })
+        }
+    }
+
+    /// Every continuum planner of the program, in order.
+    fn planners(program: &Program) -> impl Iterator<Item = &Planner> {
+        program.behaviours.iter().flat_map(|b| b.body.actions()).filter_map(Self::planner_of)
     }
 
     /// The setting of agent `i`: its mode's continuum planner's, else its
@@ -89,17 +94,10 @@ impl Continuum {
         let program = scene.program;
         let m = &scene.agents.mind[i];
         let b = &program.behaviours[program.populations[m.member.population.index()].behaviour.index()];
-        let of_mode = (m.mode != NONE).then(|| Self::planner_in(b.body.mode_actions(m.mode).iter())).flatten();
-        let planner = of_mode.or_else(|| Self::planner_in(b.body.actions()));
+        let of_mode = (m.mode != NONE).then(|| b.body.mode_actions(m.mode).iter().find_map(Self::planner_of)).flatten();
+        let planner = of_mode.or_else(|| b.body.actions().find_map(Self::planner_of));
         let (params, _) = Self::in_force(program, planner);
         self.settings.iter().position(|s| *s == params).unwrap_or(0) as u32
-    }
-
-    fn planner_in<'a>(mut actions: impl Iterator<Item = &'a Action>) -> Option<&'a Planner> {
-        actions.find_map(|a| match a {
-            Action::Seek { planner, .. } if planner.kind == PlannerKind::Continuum => Some(planner),
-            _ => None,
-        })
     }
 
     /// Who walks with which group this step, each group's goal point and
@@ -204,15 +202,12 @@ impl Model for Continuum {
     }
 
     fn how(action: &Action, _mode: &[Action]) -> Option<()> {
-        match action {
-            Action::Seek { planner, .. } => (planner.kind == PlannerKind::Continuum).then_some(()),
-            _ => None,
-        }
+        Self::planner_of(action).map(|_| ())
     }
 
     fn takes_leavers(behaviour: &Behaviour) -> Option<()> {
         // Who walks by the potential leaves by it, round the obstacles.
-        Self::planner_in(behaviour.body.actions()).map(|_| ())
+        behaviour.body.actions().find_map(Self::planner_of).map(|_| ())
     }
 
     fn start(&mut self, scene: &Scene, i: usize, _how: (), _previous: Option<&Walker>) -> Walker {
@@ -255,7 +250,7 @@ impl Model for Continuum {
     }
 
     /// §4.4 at the person: the group's velocity read at its position, scaled
-    /// from the group's `f_max` to its own preferred speed; in the goal, it
+    /// from its setting's `f_max` to its own preferred speed; in the goal, it
     /// walks on to the goal's point until it arrives.
     fn plan(&self, scene: &Scene, me: Own<'_, Walker>) -> Plan {
         let i = me.i;
