@@ -64,6 +64,49 @@ impl std::io::Write for Fnv1a64 {
     }
 }
 
+/// SHA-256 of what passes through a writer, for the digests of a batch's
+/// manifest: a trace is hashed as it is written, not read back.
+pub struct Sha256Tee<W> {
+    inner: W,
+    hasher: sha2::Sha256,
+}
+
+impl<W: std::io::Write> Sha256Tee<W> {
+    pub fn new(inner: W) -> Self {
+        use sha2::Digest;
+        Sha256Tee { inner, hasher: sha2::Sha256::new() }
+    }
+
+    /// The digest of everything written, as 64 lowercase hex digits.
+    pub fn hex(self) -> String {
+        use sha2::Digest;
+        hex(&self.hasher.finalize())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Sha256Tee<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// SHA-256 of `bytes`, as 64 lowercase hex digits.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +119,15 @@ mod tests {
         pieces.update(b"cr");
         pieces.update(b"owd");
         assert_eq!((pieces.finish(), pieces.len()), (fnv1a64(b"crowd"), 5));
+    }
+
+    #[test]
+    fn sha256_known_values() {
+        use std::io::Write;
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        let mut tee = Sha256Tee::new(Vec::new());
+        tee.write_all(b"a").unwrap();
+        tee.write_all(b"bc").unwrap();
+        assert_eq!(tee.hex(), sha256_hex(b"abc"));
     }
 }

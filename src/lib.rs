@@ -4,6 +4,7 @@
 //! The pipeline runs one way: text → [`syntax`] (AST with spans) → [`check`]
 //! (diagnostics, or the [`ir`]) → [`sim`] (a seeded run) → [`trace`] (CSV).
 
+pub mod batch;
 pub mod behave;
 pub mod check;
 pub mod cli;

@@ -31,6 +31,8 @@ fn batch_files_do_not_depend_on_jobs_and_reruns_skip_complete_seeds() {
     assert_eq!(
         names,
         [
+            "batch.json",
+            "manifest.json",
             "seed-1.csv",
             "seed-1.meta.json",
             "seed-2.csv",
@@ -41,14 +43,14 @@ fn batch_files_do_not_depend_on_jobs_and_reruns_skip_complete_seeds() {
         ]
     );
     assert!(one == three, "--jobs changed the output");
-    assert!(one[0].1 != one[2].1, "seeds differ");
+    assert!(one[2].1 != one[4].1, "seeds differ");
 
-    let summary = String::from_utf8(one[6].1.clone()).unwrap();
+    let summary = String::from_utf8(one[8].1.clone()).unwrap();
     let lines: Vec<&str> = summary.lines().collect();
     // Groups by size after the totals; pillars has no resources, so no visit columns.
     assert_eq!(
         lines[0],
-        "seed,agents,steps,max_alive,mean_speed,min_distance,goal_completion,groups_1,groups_2,groups_3,groups_over_3"
+        "seed,agents,steps,max_alive,mean_speed,min_distance,goal_completion,groups_1,groups_2,groups_3,groups_over_3,error"
     );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with("1,40,960,40,"), "{}", lines[1]);

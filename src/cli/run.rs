@@ -25,6 +25,12 @@ pub struct RunArgs {
     /// Seed of the run (default: the scenario's `seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// Set a value: `MODEL.PARAMETER=VALUE` (with its unit, e.g.
+    /// `boids.max_speed=3 m/s`) or `population.NAME.count=N`; checked as the
+    /// scenario's own. Repeatable. The run is the one `crowd batch --set`
+    /// makes with these values.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Where to write the trace, or `-` for standard output. Default:
     /// `out/<scenario name>.csv` (the scenario file's name without `.crowd`), with
     /// the run's metadata beside it in `out/<scenario name>.meta.json`.
@@ -111,17 +117,26 @@ pub(crate) fn writing_failure(path: &Path) -> impl Fn(SimError) -> Failure + '_ 
     }
 }
 
+/// What a run's metadata holds beyond the run itself.
+#[derive(Default)]
+pub(crate) struct MetaExtra {
+    /// Per-run summary metrics (`crowd batch`).
+    pub summary: Option<Vec<(String, f64)>>,
+    pub precision: Option<u8>,
+    /// The values `--set` gave.
+    pub overrides: Option<serde_json::Value>,
+}
+
 /// Writes the metadata of a run whose trace went to `trace`, beside it
-/// (`trace.csv` → `trace.meta.json`), atomically.
+/// (`trace.csv` → `trace.meta.json`), atomically; returns what it wrote.
 pub(crate) fn write_meta(
     trace: &Path,
     program: &Program,
     file: &SourceFile,
     seed: u64,
     (outcome, rows): (&Outcome, u64),
-    summary: Option<Vec<(String, f64)>>,
-    precision: Option<u8>,
-) -> Result<(), Failure> {
+    extra: MetaExtra,
+) -> Result<String, Failure> {
     let info = RunInfo {
         scenario_file: &file.name,
         scenario_bytes: file.text.as_bytes(),
@@ -131,17 +146,35 @@ pub(crate) fn write_meta(
         rows,
         agents: outcome.agents,
         catches: outcome.catches.iter().map(|c| (c.step, c.predator, c.prey)).collect(),
-        summary,
-        precision,
+        summary: extra.summary,
+        precision: extra.precision,
+        overrides: extra.overrides,
     };
     let meta = meta_path(trace);
-    write_atomic(&meta, |w| w.write_all(meta_json(program, &info).as_bytes()))
-        .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))
+    let text = meta_json(program, &info);
+    write_atomic(&meta, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))?;
+    Ok(text)
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), Failure> {
-    let (file, compiled) = load(&args.file)?;
-    let program = &compiled.program;
+    let (file, program, overrides) = if args.set.is_empty() {
+        let (file, compiled) = load(&args.file)?;
+        (file, compiled.program, None)
+    } else {
+        if let Some(s) = args.set.iter().find(|s| s.contains(',')) {
+            return Err(Failure::io(format!(
+                "`--set {s}`: a run takes one value per key (`crowd batch` sweeps several)"
+            )));
+        }
+        let seeds = crate::batch::Seeds { first: 0, last: 0 };
+        let plan = super::batch::load_plan(&args.file, &args.set, seeds, (args.max_trace_gb, args.max_plan_cells))?;
+        let point = plan.list.point_of(0);
+        let program = plan.program(&point).map_err(|_| Failure::failed("the values set no longer compile"))?;
+        let overrides = crate::batch::folder::overrides_json(&plan.list.assignments(&point));
+        (plan.file, program, Some(overrides))
+    };
+    let program = &program;
     let seed = args.seed.unwrap_or(program.header.seed);
     trace_fits(program, args.max_trace_gb)?;
     plans_fit(program, args.max_plan_cells)?;
@@ -183,7 +216,8 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
             .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();
             let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
-            write_meta(&out, program, &file, seed, (&outcome, rows), None, args.precision)?;
+            let extra = MetaExtra { precision: args.precision, overrides: overrides.clone(), ..MetaExtra::default() };
+            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
             Ok(Report { outcome, rows, wall: start.elapsed(), finish })
         }
     })

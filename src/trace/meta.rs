@@ -41,6 +41,8 @@ pub struct RunInfo<'a> {
     pub summary: Option<Vec<(String, f64)>>,
     /// `--precision`, if any.
     pub precision: Option<u8>,
+    /// The values `--set` gave (`{key: value}`, SI units), `None` if none.
+    pub overrides: Option<Value>,
 }
 
 /// The metadata document, pretty-printed with sorted keys and a final newline.
@@ -86,6 +88,9 @@ pub fn meta_json(program: &Program, info: &RunInfo<'_>) -> String {
     }
     if let (Some(p), Value::Object(m)) = (info.precision, &mut doc) {
         m.insert("precision_decimals".into(), json!(p));
+    }
+    if let (Some(o), Value::Object(m)) = (&info.overrides, &mut doc) {
+        m.insert("overrides".into(), o.clone());
     }
     if let (Some(summary), Value::Object(m)) = (&info.summary, &mut doc) {
         let s: Map<String, Value> = summary.iter().map(|(k, v)| (k.clone(), json!(v))).collect();

@@ -97,7 +97,13 @@ pub fn sweep_stale(targets: &[PathBuf]) {
         if names.binary_search_by(|n| n.as_str().cmp(name)).is_err() {
             continue;
         }
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        // Another machine's writer (a shared folder of a cluster) is not ours to judge.
+        let mut parts = rest.splitn(3, '-');
+        let Some(pid) = parts.next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let host = parts.nth(1);
+        if host.is_some_and(|h| h != this_host()) {
+            continue;
+        }
         if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
             let _ = fs::remove_file(entry.path());
         }
@@ -108,7 +114,23 @@ fn temp_path(dir: &Path, path: &Path) -> PathBuf {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()))
+    // The host too: processes of two machines writing to one shared folder can have one id.
+    dir.join(format!(".{name}.tmp-{}-{n}-{}", std::process::id(), this_host()))
+}
+
+/// This machine's name, as a temporary file's name can hold it.
+fn this_host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let name = fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let name: String =
+            name.trim().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_').collect();
+        if name.is_empty() {
+            "host".into()
+        } else {
+            name
+        }
+    })
 }
 
 /// The metadata file that travels beside a trace: `out/a.csv` → `out/a.meta.json`.
