@@ -5,11 +5,12 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, pedpy_available};
+use tools::{chromium, pedpy_available, slurm_available};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
     println!("cargo:rustc-check-cfg=cfg(no_chromium)");
+    println!("cargo:rustc-check-cfg=cfg(no_slurm)");
     for var in ["CI", "CROWD_CHROMIUM", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -23,5 +24,8 @@ fn main() {
     }
     if chromium().is_none() {
         println!("cargo:rustc-cfg=no_chromium");
+    }
+    if !slurm_available() {
+        println!("cargo:rustc-cfg=no_slurm");
     }
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 mod cli_support;
-use cli_support::{crowd, temp_dir};
+use cli_support::{crowd, temp_dir, tree};
 
 fn scenario(dir: &Path, name: &str, to: &str) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name);
@@ -17,24 +17,6 @@ fn scenario(dir: &Path, name: &str, to: &str) {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Every file under `dir` (relative path, bytes), sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        for e in fs::read_dir(dir).unwrap().filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.push((p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 fn names(t: &[(String, Vec<u8>)]) -> Vec<&str> {
@@ -49,7 +31,15 @@ fn a_sweep_of_three_values_and_ten_seeds_is_thirty_runs_whose_rows_carry_the_val
     scenario(&dir, "basics/pillars.crowd", "p.crowd");
     let o = crowd(&dir, &[&SWEEP[..], &["--out", "runs"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("30 run(s), 0 already complete, 0 failed"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("30 run(s), 0 already complete, 0 failed"), "{err}");
+    // Not on a terminal: a line per finished run.
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with('[') && l.contains("] seed ")).collect();
+    assert_eq!(lines.len(), 30, "{err}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("[30/30] seed ") && l.contains(" at population.walkers.count=")),
+        "{err}"
+    );
 
     let summary = fs::read_to_string(dir.join("runs/summary.csv")).unwrap();
     let lines: Vec<&str> = summary.lines().collect();

@@ -163,6 +163,9 @@ pub struct Plan {
     /// Per setting, its values checked, in the order given.
     pub values: Vec<Vec<Value>>,
     pub list: RunList,
+    /// Warnings a value brings that the scenario alone does not have (a
+    /// count that makes a planner's work heavy), with the text that has them.
+    pub warnings: Vec<(SourceFile, Vec<Diagnostic>)>,
 }
 
 /// Why a plan cannot be made: a usage mistake, or a value the checker refused.
@@ -196,12 +199,20 @@ impl Plan {
         }
         let keys = settings.iter().map(|s| s.key.clone()).collect();
         let list = RunList { seeds, keys, values: Vec::new() };
-        let mut plan = Plan { file, tree, settings, values: Vec::new(), list };
+        let own: Vec<String> = match crate::compile(&file) {
+            Ok(c) => c.warnings.into_iter().map(|w| w.message).collect(),
+            Err(_) => Vec::new(),
+        };
+        let mut plan = Plan { file, tree, settings, values: Vec::new(), list, warnings: Vec::new() };
         for s in &plan.settings {
             let mut checked: Vec<Value> = Vec::new();
             for v in &s.values {
                 match plan.compile_with(&[(s, v.as_str())]) {
-                    Ok(program) => {
+                    Ok((program, variant, warnings)) => {
+                        let new: Vec<Diagnostic> = warnings.into_iter().filter(|w| !own.contains(&w.message)).collect();
+                        if !new.is_empty() {
+                            plan.warnings.push((variant, new));
+                        }
                         let v = value_of(s, v, &program);
                         if let Some(same) = checked.iter().find(|w| w.canonical == v.canonical) {
                             errors.push(PlanError::Usage(format!(
@@ -245,13 +256,18 @@ impl Plan {
         let assignments: Vec<(&Setting, &str)> = (self.settings.iter().enumerate().zip(point))
             .map(|((k, s), &v)| (s, self.values[k][v].written.as_str()))
             .collect();
-        self.compile_with(&assignments)
+        self.compile_with(&assignments).map(|(program, _, _)| program)
     }
 
-    fn compile_with(&self, assignments: &[(&Setting, &str)]) -> Result<Program, PlanError> {
+    /// The program of the scenario with `assignments` applied, the text it
+    /// was compiled from and its warnings.
+    fn compile_with(
+        &self,
+        assignments: &[(&Setting, &str)],
+    ) -> Result<(Program, SourceFile, Vec<Diagnostic>), PlanError> {
         let variant = overrides::apply(&self.file, &self.tree, assignments);
         match crate::compile(&variant) {
-            Ok(c) => Ok(c.program),
+            Ok(c) => Ok((c.program, variant, c.warnings)),
             Err(diags) => Err(PlanError::Value(Box::new(variant), diags)),
         }
     }

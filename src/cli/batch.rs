@@ -145,6 +145,9 @@ pub(crate) fn load_plan(path: &Path, sets: &[String], seeds: Seeds, limits: (f64
             Failure::io(usage.join("\nerror: "))
         }
     })?;
+    for (variant, warnings) in &plan.warnings {
+        eprint!("{}", render_all(warnings, variant, !super::stderr_is_terminal()));
+    }
     for p in 0..plan.list.points() {
         let point = plan.list.point_of(p);
         let program = point_program(&plan, &point)?;

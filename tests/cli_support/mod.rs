@@ -17,3 +17,21 @@ pub fn temp_dir(name: &str) -> PathBuf {
 pub fn crowd(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crowd")).args(args).current_dir(dir).output().expect("crowd runs")
 }
+
+/// Every file under `dir`, at any depth (path relative to `dir`, bytes), sorted by path.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.strip_prefix(dir).unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

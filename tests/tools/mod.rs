@@ -22,3 +22,12 @@ pub fn chromium() -> Option<PathBuf> {
         .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
         .find(|p| p.is_file())
 }
+
+/// Whether a SLURM cluster answers here: `sinfo` lists a node that can take
+/// jobs (`.ci/slurm-up` brings one up on this machine).
+pub fn slurm_available() -> bool {
+    Command::new("sinfo").args(["-h", "-o", "%T"]).output().is_ok_and(|o| {
+        o.status.success()
+            && String::from_utf8_lossy(&o.stdout).lines().any(|s| ["idle", "mixed", "allocated"].contains(&s.trim()))
+    })
+}
