@@ -42,7 +42,7 @@ fn the_default_path_threads_and_stdout_give_the_same_trace() {
     assert_eq!(meta["seed"], 3);
     assert_eq!(meta["scenario"]["name"], "counter_flow");
     assert!(meta["scenario"]["hash"].as_str().unwrap().starts_with("fnv1a64:"));
-    assert_eq!(meta["frame_rate_hz"], 1.0);
+    assert_eq!(meta["frame_rate"], 1.0);
     assert!(meta["walkable_area_wkt"].as_str().unwrap().starts_with("POLYGON ((0 0, 40 0, 40 8, 0 8, 0 0))"));
     assert_eq!(meta["parameters"]["space_colonization"]["t_min"], 0.5);
     let _ = fs::remove_dir_all(&dir);

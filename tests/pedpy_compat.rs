@@ -44,7 +44,7 @@ fn compare(dir: &Path, scenario: &str, area: &str, step: u32) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let meta: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.join(format!("{scenario}.meta.json"))).unwrap()).unwrap();
-    let fps = meta["frame_rate_hz"].as_f64().expect("the metadata has the frame rate");
+    let fps = meta["frame_rate"].as_f64().expect("the metadata has the frame rate");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pedpy/compare.py");
     let o = Command::new("python3")
         .arg(script)

@@ -31,6 +31,10 @@ pub struct RunArgs {
     /// makes with these values.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Record every N steps instead of the scenario's `record every` (1:
+    /// every step, for analysis at the full time resolution).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    record_every: Option<u32>,
     /// Where to write the trace, or `-` for standard output. Default:
     /// `out/<scenario name>.csv` (the scenario file's name without `.crowd`), with
     /// the run's metadata beside it in `out/<scenario name>.meta.json`.
@@ -174,6 +178,10 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
         let overrides = crate::batch::folder::overrides_json(&plan.list.assignments(&point));
         (plan.file, program, Some(overrides))
     };
+    let mut program = program;
+    if let Some(n) = args.record_every {
+        program.header.record_every = n;
+    }
     let program = &program;
     let seed = args.seed.unwrap_or(program.header.seed);
     trace_fits(program, args.max_trace_gb)?;

@@ -5,4 +5,5 @@ pub mod geometry;
 pub mod grid;
 pub mod lattice;
 pub mod markers;
+pub mod outline;
 pub mod walkable;
