@@ -9,6 +9,7 @@ pub mod behave;
 pub mod check;
 pub mod cli;
 pub mod diag;
+pub mod export;
 pub mod hash;
 pub mod ir;
 pub mod math;
