@@ -5,6 +5,7 @@
 
 mod batch;
 mod check;
+mod export;
 mod metrics;
 mod render;
 mod run;
@@ -45,6 +46,30 @@ pub enum DiagFormat {
     Json,
 }
 
+/// The formats a trace can be written in.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The CSV trace (the default of `crowd run`).
+    Csv,
+    /// JuPedSim's SQLite trajectory file (version 2), for PedPy and JuPedSim.
+    Sqlite,
+    /// A USD stage (`.usda`) for Blender, Houdini, Unreal, Omniverse.
+    Usd,
+    /// Parquet: the trace's columns with their types.
+    Parquet,
+}
+
+impl OutputFormat {
+    pub fn format(self) -> crate::export::Format {
+        match self {
+            OutputFormat::Csv => crate::export::Format::Csv,
+            OutputFormat::Sqlite => crate::export::Format::Sqlite,
+            OutputFormat::Usd => crate::export::Format::Usd,
+            OutputFormat::Parquet => crate::export::Format::Parquet,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Check scenario files and report every problem.
@@ -63,6 +88,8 @@ enum Command {
     View(view::ViewArgs),
     /// Measure a run: collisions, intrusions, goals, paths, speed, density, groups, lanes.
     Metrics(metrics::MetricsArgs),
+    /// Write a CSV trace as JuPedSim SQLite, a USD stage or Parquet.
+    Export(export::ExportArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -83,6 +110,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::render(args),
         Command::View(args) => view::view(args),
         Command::Metrics(args) => metrics::metrics(args),
+        Command::Export(args) => export::export(args),
     }
 }
 

@@ -9,6 +9,7 @@ use clap::Args;
 
 use super::{default_trace_path, load, Failure};
 use crate::diag::SourceFile;
+use crate::export::{self, Format, Scene};
 use crate::ir::Program;
 use crate::sim::{self, Outcome, SimError};
 use crate::trace::csv::record_to;
@@ -40,6 +41,10 @@ pub struct RunArgs {
     /// the run's metadata beside it in `out/<scenario name>.meta.json`.
     #[arg(long, short, value_name = "PATH")]
     out: Option<PathBuf>,
+    /// The trace's format: CSV, or JuPedSim's SQLite, a USD stage or Parquet
+    /// (written from the run's frames; the metadata goes beside it in every case).
+    #[arg(long, value_enum, default_value = "csv")]
+    format: super::OutputFormat,
     /// Worker threads (default: one per core). The trace is the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
@@ -161,6 +166,16 @@ pub(crate) fn write_meta(
     Ok(text)
 }
 
+/// Removes the metadata of the run a new trace at `out` replaces, before the
+/// trace takes its name: a failure to write the new metadata (a full disk)
+/// then leaves none rather than a wrong one.
+fn remove_meta(out: &Path) -> Result<(), SimError> {
+    match std::fs::remove_file(meta_path(out)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SimError::Record(e)),
+        _ => Ok(()),
+    }
+}
+
 fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let (file, program, overrides) = if args.set.is_empty() {
         let (file, compiled) = load(&args.file)?;
@@ -186,8 +201,19 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let seed = args.seed.unwrap_or(program.header.seed);
     trace_fits(program, args.max_trace_gb)?;
     plans_fit(program, args.max_plan_cells)?;
-    let out = args.out.clone().unwrap_or_else(|| default_trace_path(&args.file));
+    let format = args.format.format();
+    let out = args.out.clone().unwrap_or_else(|| match format {
+        Format::Csv => default_trace_path(&args.file),
+        _ => super::export::default_path(&args.file, format),
+    });
     let to_stdout = out.as_os_str() == "-";
+    if format != Format::Csv && (to_stdout || args.precision.is_some()) {
+        return Err(Failure::io(format!(
+            "--format {}: {} is for CSV traces",
+            format.extension(),
+            if to_stdout { "standard output (`-o -`)" } else { "--precision" }
+        )));
+    }
     if !to_stdout {
         super::not_an_input(&out, &[&args.file])?;
         super::not_an_input(&meta_path(&out), &[&args.file])?;
@@ -197,6 +223,23 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     let report = sim::with_threads(threads, || -> Result<Report, Failure> {
         let start = Instant::now();
         sim::runnable(program).map_err(sim_failure)?;
+        if format != Format::Csv {
+            let scene = Scene::of_program(program);
+            let mut outcome = None;
+            let rows = export::write_file(format, &out, &scene, |sink| -> Result<(), SimError> {
+                let mut progress = Progress::new(program.header.steps());
+                let run = sim::Run { stop: Some(super::interrupted()), ..sim::Run::new(program, seed) };
+                outcome = Some(run.go(sink, &mut |done, _| progress.tick(done))?);
+                progress.done();
+                remove_meta(&out)
+            })
+            .map_err(writing_failure(&out))?;
+            let finished = Instant::now();
+            let Some(outcome) = outcome else { unreachable!("the sink was fed") };
+            let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
+            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
+            return Ok(Report { outcome, rows, wall: start.elapsed(), finish: finished.elapsed() });
+        }
         if to_stdout {
             // Not a lock: the trace is written from another thread.
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout());
@@ -213,13 +256,7 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 finish_from = Instant::now();
                 drain = d;
                 result = Some((outcome, rows));
-                // The new trace is complete and replaces the old one next: the old
-                // run's metadata goes first, so that a failure to write the new
-                // metadata (a full disk) leaves none rather than a wrong one.
-                match std::fs::remove_file(meta_path(&out)) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SimError::Record(e)),
-                    _ => Ok(()),
-                }
+                remove_meta(&out)
             })
             .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();

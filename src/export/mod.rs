@@ -129,8 +129,8 @@ pub trait Sink: Recorder {
 }
 
 /// Feeds a trace read back to `sink`, frame by frame (an empty frame for a
-/// frame without rows), and finishes it.
-pub fn replay(trace: &Trace, sink: &mut dyn Sink) -> io::Result<u64> {
+/// frame without rows); the caller finishes it.
+pub fn replay(trace: &Trace, sink: &mut dyn Sink) -> io::Result<()> {
     let rows = trace.id.len();
     let zeros = vec![0.0; rows];
     let radius = trace.radius.as_deref().unwrap_or(&zeros);
@@ -155,7 +155,7 @@ pub fn replay(trace: &Trace, sink: &mut dyn Sink) -> io::Result<u64> {
         };
         sink.record(&view)?;
     }
-    sink.finish()
+    Ok(())
 }
 
 /// Writes `path` through a temporary file beside it, handed to `write` by
@@ -179,4 +179,39 @@ pub fn write_atomic_path<E: From<io::Error>>(path: &Path, write: impl FnOnce(&Pa
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Writes a file of `format` (not CSV) at `path`, atomically: `feed` gives
+/// the sink its frames; returns the data rows written.
+pub fn write_file<E: From<io::Error>>(
+    format: Format,
+    path: &Path,
+    scene: &Scene,
+    feed: impl FnOnce(&mut dyn Sink) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut rows = 0;
+    match format {
+        Format::Sqlite => write_atomic_path(path, |tmp| -> Result<(), E> {
+            let mut sink = sqlite::SqliteSink::create(tmp, scene)?;
+            feed(&mut sink)?;
+            rows = sink.finish()?;
+            Ok(())
+        })?,
+        Format::Usd => crate::trace::write_atomic_with(path, |w| -> Result<(), E> {
+            let mut sink = usd::UsdSink::new(w, scene);
+            feed(&mut sink)?;
+            rows = sink.finish()?;
+            Ok(())
+        })?,
+        Format::Parquet => crate::trace::write_atomic_with(path, |w| -> Result<(), E> {
+            let mut sink = parquet::ParquetSink::new(w, scene);
+            feed(&mut sink)?;
+            rows = sink.finish()?;
+            Ok(())
+        })?,
+        Format::Csv => {
+            return Err(io::Error::other("a CSV trace is written by trace::csv, not as an export").into());
+        }
+    }
+    Ok(rows)
 }
