@@ -5,13 +5,14 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, pedpy_available, slurm_available};
+use tools::{chromium, clients_available, pedpy_available, slurm_available};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
     println!("cargo:rustc-check-cfg=cfg(no_chromium)");
     println!("cargo:rustc-check-cfg=cfg(no_slurm)");
-    for var in ["CI", "CROWD_CHROMIUM", "PATH"] {
+    println!("cargo:rustc-check-cfg=cfg(no_clients)");
+    for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -24,6 +25,9 @@ fn main() {
     }
     if chromium().is_none() {
         println!("cargo:rustc-cfg=no_chromium");
+    }
+    if !clients_available() {
+        println!("cargo:rustc-cfg=no_clients");
     }
     if !slurm_available() {
         println!("cargo:rustc-cfg=no_slurm");

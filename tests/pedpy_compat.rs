@@ -45,8 +45,8 @@ fn compare(dir: &Path, scenario: &str, area: &str, step: u32) {
     let meta: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.join(format!("{scenario}.meta.json"))).unwrap()).unwrap();
     let fps = meta["frame_rate"].as_f64().expect("the metadata has the frame rate");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pedpy/compare.py");
-    let o = Command::new("python3")
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/pedpy_compare.py");
+    let o = Command::new(tools::python())
         .arg(script)
         .args([&trace, &fps.to_string(), area, &step_arg, &frames])
         .current_dir(dir)

@@ -6,9 +6,24 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// Whether `python3` can import PedPy and what the comparison script uses.
+/// The Python the client tests run: `CROWD_PYTHON` (the virtual
+/// environment `.ci/run` makes), else `python3`.
+pub fn python() -> PathBuf {
+    std::env::var_os("CROWD_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from)
+}
+
+fn imports(modules: &str) -> bool {
+    Command::new(python()).args(["-c", &format!("import {modules}")]).output().is_ok_and(|o| o.status.success())
+}
+
+/// Whether that Python can import PedPy and what the comparison script uses.
 pub fn pedpy_available() -> bool {
-    Command::new("python3").args(["-c", "import pedpy, pandas, shapely"]).output().is_ok_and(|o| o.status.success())
+    imports("pedpy, pandas, shapely")
+}
+
+/// Whether that Python has the clients the exports are for: PedPy, JuPedSim and usd-core.
+pub fn clients_available() -> bool {
+    imports("pedpy, pandas, shapely, jupedsim, pxr")
 }
 
 /// `CROWD_CHROMIUM`, else the first Chromium or Chrome on `PATH`.

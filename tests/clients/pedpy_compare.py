@@ -26,29 +26,10 @@ DENSITY_REL = 1e-12
 SPEED_ABS = 1e-9
 
 
-def main() -> int:
-    trace, fps, area, step, crowd_csv = sys.argv[1:6]
-    fps = float(fps)
-    x0, y0, x1, y1 = (float(v) for v in area.split(","))
-    step = int(step)
-
-    # The documented way: pandas, four columns, the frame rate from the metadata.
-    data = pandas.read_csv(trace)[["id", "frame", "x", "y"]]
-    traj = pedpy.TrajectoryData(data=data, frame_rate=fps)
-
-    # Pathfinder's CSV loader reads the same file (id, t, x, y; frames from t).
-    pf = pedpy.load_trajectory_from_pathfinder_csv(trajectory_file=pathlib.Path(trace))
-    if pf.frame_rate != round(fps):
-        print(f"pathfinder loader: frame rate {pf.frame_rate}, expected {fps}")
-        return 1
-    a = traj.data[["id", "frame", "x", "y"]].sort_values(["frame", "id"]).reset_index(drop=True)
-    b = pf.data[["id", "frame", "x", "y"]].sort_values(["frame", "id"]).reset_index(drop=True)
-    if not a.equals(b):
-        print("pathfinder loader: rows differ from the pandas route")
-        print(a.compare(b).head())
-        return 1
-
-    polygon = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+def agree(traj, polygon, step, crowd_csv):
+    """PedPy's classic density and mean individual speed in `polygon`,
+    frame by frame, against crowd's per-frame output: (summary line,
+    failures, frames with people in the area)."""
     ma = pedpy.MeasurementArea(polygon)
     density = pedpy.compute_classic_density(traj_data=traj, measurement_area=ma).set_index("frame")["density"]
 
@@ -86,11 +67,39 @@ def main() -> int:
                 if abs(float(cs) - ps) > SPEED_ABS:
                     failures.append(f"frame {frame}: speed pedpy {ps!r}, crowd {cs!r}")
     with_people = int((density > 0).sum())
-    print(
+    summary = (
         f"{compared} frames compared ({with_people} with agents in the area, "
         f"{mean_speed.size} with a mean speed); worst density difference {worst_density:.3g} (relative), "
         f"worst speed difference {worst_speed:.3g} m/s"
     )
+    return summary, failures, with_people
+
+
+def main() -> int:
+    trace, fps, area, step, crowd_csv = sys.argv[1:6]
+    fps = float(fps)
+    x0, y0, x1, y1 = (float(v) for v in area.split(","))
+    step = int(step)
+
+    # The documented way: pandas, four columns, the frame rate from the metadata.
+    data = pandas.read_csv(trace)[["id", "frame", "x", "y"]]
+    traj = pedpy.TrajectoryData(data=data, frame_rate=fps)
+
+    # Pathfinder's CSV loader reads the same file (id, t, x, y; frames from t).
+    pf = pedpy.load_trajectory_from_pathfinder_csv(trajectory_file=pathlib.Path(trace))
+    if pf.frame_rate != round(fps):
+        print(f"pathfinder loader: frame rate {pf.frame_rate}, expected {fps}")
+        return 1
+    a = traj.data[["id", "frame", "x", "y"]].sort_values(["frame", "id"]).reset_index(drop=True)
+    b = pf.data[["id", "frame", "x", "y"]].sort_values(["frame", "id"]).reset_index(drop=True)
+    if not a.equals(b):
+        print("pathfinder loader: rows differ from the pandas route")
+        print(a.compare(b).head())
+        return 1
+
+    polygon = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    summary, failures, with_people = agree(traj, polygon, step, crowd_csv)
+    print(summary)
     for f in failures[:20]:
         print(f)
     if with_people == 0:
