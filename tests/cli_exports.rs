@@ -26,7 +26,7 @@ fn a_run_written_as_a_format_is_its_csv_exported() {
         let direct = format!("direct.{ext}");
         let o = crowd(&dir, &["run", "p.crowd", "--format", format, "--out", &direct]);
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(dir.join(format!("direct.meta.json")).exists(), "the metadata goes beside it");
+        assert!(dir.join("direct.meta.json").exists(), "the metadata goes beside it");
         let exported = format!("exported.{ext}");
         let o = crowd(&dir, &["export", "t.csv", "--format", format, "-o", &exported]);
         assert!(o.status.success(), "{}", stderr(&o));
