@@ -6,6 +6,7 @@
 mod batch;
 mod check;
 mod export;
+mod fmt;
 mod metrics;
 mod render;
 mod run;
@@ -74,6 +75,8 @@ impl OutputFormat {
 enum Command {
     /// Check scenario files and report every problem.
     Check(check::CheckArgs),
+    /// Rewrite scenario files in the canonical layout (`--check`: list those that are not).
+    Fmt(fmt::FmtArgs),
     /// Print the lowered IR of a scenario in a stable text form.
     Ir(check::IrArgs),
     /// Run a scenario and write its trace.
@@ -103,6 +106,7 @@ pub fn main() -> ExitCode {
     MAX_INPUT_BYTES.store(cli.max_input_mb.saturating_mul(1024 * 1024), std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Check(args) => check::check(args),
+        Command::Fmt(args) => fmt::fmt(args),
         Command::Ir(args) => check::ir(args),
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::test(args),

@@ -23,7 +23,7 @@ mod text;
 
 pub use params::Params;
 
-pub use text::to_text;
+pub use text::{meaning_text, to_text};
 
 /// An index or id that refers to nothing: no group, no goal, no agent.
 pub const NONE: u32 = u32::MAX;

@@ -39,6 +39,17 @@ pub fn to_text(p: &Program) -> String {
     out
 }
 
+/// [`to_text`] of the program as its layout leaves it: the expectations'
+/// texts (kept as written, for reports) without their blanks. Two files that
+/// differ only in layout give the same.
+pub fn meaning_text(p: &Program) -> String {
+    let mut q = p.clone();
+    for e in &mut q.expectations {
+        e.text.retain(|c| !c.is_whitespace());
+    }
+    to_text(&q)
+}
+
 fn list<T: Debug>(line: &mut impl FnMut(String, &dyn Debug), path: &str, items: &[T]) {
     for (i, item) in items.iter().enumerate() {
         line(format!("{path}[{i}]"), item);

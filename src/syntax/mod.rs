@@ -7,6 +7,7 @@
 pub mod ast;
 mod build;
 mod errors;
+pub mod format;
 
 use pest::Parser;
 
