@@ -5,18 +5,20 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, clients_available, pedpy_available, slurm_available};
+use tools::{chromium, clients_available, pedpy_available, slurm_available, textmate_available};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
     println!("cargo:rustc-check-cfg=cfg(no_chromium)");
     println!("cargo:rustc-check-cfg=cfg(no_slurm)");
     println!("cargo:rustc-check-cfg=cfg(no_clients)");
+    println!("cargo:rustc-check-cfg=cfg(no_textmate)");
     for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=tests/tools/mod.rs");
+    println!("cargo:rerun-if-changed=editors/vscode/node_modules");
     if std::env::var_os("CI").is_some() {
         return;
     }
@@ -28,6 +30,9 @@ fn main() {
     }
     if !clients_available() {
         println!("cargo:rustc-cfg=no_clients");
+    }
+    if !textmate_available() {
+        println!("cargo:rustc-cfg=no_textmate");
     }
     if !slurm_available() {
         println!("cargo:rustc-cfg=no_slurm");

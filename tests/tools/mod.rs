@@ -46,3 +46,10 @@ pub fn slurm_available() -> bool {
             && String::from_utf8_lossy(&o.stdout).lines().any(|s| ["idle", "mixed", "allocated"].contains(&s.trim()))
     })
 }
+
+/// Whether Node.js and the editor grammar's test dependencies
+/// (`npm ci --prefix editors/vscode`) are here.
+pub fn textmate_available() -> bool {
+    let modules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode/node_modules/vscode-textmate");
+    modules.is_dir() && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+}
