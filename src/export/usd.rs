@@ -8,8 +8,10 @@
 //! recorded in, hidden (`visibility`) at the frames it was not alive, its
 //! population and group as `crowd:` attributes, and a capsule of its body's
 //! radius, coloured by population, as the body an artist sees walk (and
-//! replaces with a character). Under `/World/Obstacles`, each hole of the
-//! walkable area as a 1 m prism; `/World/Ground` is the bounds.
+//! replaces with a character). Under `/World/Obstacles`, each piece of the
+//! world that is not walkable (the bounds less the walkable area: merged
+//! obstacles, walls across the world) as a 1 m prism; `/World/Ground` is
+//! the bounds.
 //!
 //! A prim's samples are written together, so the frames are held until the
 //! stage is finished: memory grows with the rows, as the trace's size does.
@@ -17,12 +19,14 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use geo::LineString;
+use geo::{BooleanOps, MultiPolygon, Polygon, TriangulateEarcut};
 
 use super::{Scene, Sink};
+use crate::ir::Vec2;
 use crate::math;
 use crate::trace::float::format_f64;
 use crate::trace::frame::{FrameView, Recorder, NONE};
+use crate::world::outline;
 
 /// The height of an obstacle's prism, m: walls an artist sees, not architecture.
 const OBSTACLE_HEIGHT: f64 = 1.0;
@@ -103,9 +107,10 @@ impl Sink for UsdSink<'_> {
         writeln!(w, "        color3f[] primvars:displayColor = [(0.85, 0.85, 0.82)]\n    }}\n")?;
 
         writeln!(w, "    def Scope \"Obstacles\"\n    {{")?;
-        let holes = s.walkable.0.iter().flat_map(|p| p.interiors());
-        for (k, ring) in holes.enumerate() {
-            prism(&mut w, &format!("obstacle_{k}"), ring)?;
+        let ground = outline::polygon(&[lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)]);
+        let blocked = MultiPolygon(vec![ground]).difference(&s.walkable);
+        for (k, piece) in blocked.0.iter().enumerate() {
+            prism(&mut w, &format!("obstacle_{k}"), piece)?;
         }
         writeln!(w, "    }}\n")?;
 
@@ -185,31 +190,36 @@ fn visibility(w: &mut impl Write, samples: &[(u64, f64, f64, f64)], last: u64) -
     writeln!(w, " }}")
 }
 
-/// A ring of the walkable area's holes as a closed prism from the ground up.
-fn prism(w: &mut impl Write, name: &str, ring: &LineString<f64>) -> io::Result<()> {
-    let mut pts: Vec<(f64, f64)> = ring.0.iter().map(|c| (c.x, c.y)).collect();
-    if pts.len() > 1 && pts.first() == pts.last() {
-        pts.pop();
-    }
-    let m = pts.len();
-    if m < 3 {
-        return Ok(());
-    }
+/// A blocked piece of the world as a prism from the ground up: its top
+/// triangulated (it may have holes: a courtyard inside walls), and a wall
+/// along every ring.
+fn prism(w: &mut impl Write, name: &str, piece: &Polygon<f64>) -> io::Result<()> {
     let n = format_f64;
-    let mut points: Vec<String> = pts.iter().map(|(x, y)| format!("({}, {}, 0)", n(*x), n(*y))).collect();
-    points.extend(pts.iter().map(|(x, y)| format!("({}, {}, {})", n(*x), n(*y), n(OBSTACLE_HEIGHT))));
-    let mut counts = vec![m.to_string(), m.to_string()];
-    let mut indices: Vec<String> = (0..m).rev().map(|i| i.to_string()).collect();
-    indices.extend((0..m).map(|i| (m + i).to_string()));
-    for i in 0..m {
-        let j = (i + 1) % m;
-        counts.push("4".into());
-        indices.extend([i, j, m + j, m + i].map(|k| k.to_string()));
+    let h = n(OBSTACLE_HEIGHT);
+    let top = piece.earcut_triangles_raw();
+    let mut points: Vec<String> = top.vertices.iter().map(|[x, y]| format!("({}, {}, {h})", n(*x), n(*y))).collect();
+    let mut counts: Vec<&str> = vec!["3"; top.triangle_indices.len() / 3];
+    let mut indices: Vec<usize> = top.triangle_indices.clone();
+    for ring in std::iter::once(piece.exterior()).chain(piece.interiors()) {
+        let mut pts: Vec<(f64, f64)> = ring.0.iter().map(|c| (c.x, c.y)).collect();
+        if pts.len() > 1 && pts.first() == pts.last() {
+            pts.pop();
+        }
+        let (m, base) = (pts.len(), points.len());
+        points.extend(pts.iter().map(|(x, y)| format!("({}, {}, 0)", n(*x), n(*y))));
+        points.extend(pts.iter().map(|(x, y)| format!("({}, {}, {h})", n(*x), n(*y))));
+        for i in 0..m {
+            let j = (i + 1) % m;
+            counts.push("4");
+            indices.extend([base + i, base + j, base + m + j, base + m + i]);
+        }
     }
+    let indices: Vec<String> = indices.iter().map(usize::to_string).collect();
     writeln!(w, "        def Mesh \"{name}\"\n        {{")?;
     writeln!(w, "            int[] faceVertexCounts = [{}]", counts.join(", "))?;
     writeln!(w, "            int[] faceVertexIndices = [{}]", indices.join(", "))?;
     writeln!(w, "            point3f[] points = [{}]", points.join(", "))?;
+    writeln!(w, "            uniform bool doubleSided = true")?;
     writeln!(w, "            color3f[] primvars:displayColor = [(0.45, 0.45, 0.5)]\n        }}")
 }
 

@@ -65,7 +65,7 @@ fn circle(center: Vec2, radius: f64) -> Polygon<f64> {
 /// A polygon counter-clockwise: the boolean operations count a clockwise
 /// ring as a hole, so a rectangle listed the other way round would vanish
 /// from a union.
-fn polygon(points: &[Vec2]) -> Polygon<f64> {
+pub fn polygon(points: &[Vec2]) -> Polygon<f64> {
     let ring: Vec<Coord<f64>> = points.iter().map(|p| Coord { x: p.x, y: p.y }).collect();
     Polygon::new(LineString::from(ring), Vec::new()).orient(geo::orient::Direction::Default)
 }

@@ -14,8 +14,9 @@ For each:
 - PedPy's classic density and mean speed in the area, from the CSV and from
   the SQLite file, agree with `crowd metrics --area` (pedpy_compare.agree);
 - usd-core (pxr) opens the USD stage: metres, Z up, one time code per
-  frame at the frame rate, one agent prim per id, and the positions at the
-  first, middle and last frame equal the CSV's.
+  frame at the frame rate, the obstacles' tops covering the bounds less the
+  walkable area, one agent prim per id, and the positions at the first,
+  middle and last frame equal the CSV's.
 Prints a line per run; exits 1 if any run fails.
 """
 
@@ -94,6 +95,22 @@ def check(case):
             failures.append("usd: not metres and Z up")
         if stage.GetTimeCodesPerSecond() != fps or stage.GetFramesPerSecond() != fps:
             failures.append(f"usd: {stage.GetTimeCodesPerSecond()} time codes per second, frame rate {fps}")
+        # The obstacles' tops cover what the walkable area leaves of the bounds.
+        lo, hi = meta["bounds"]["min"], meta["bounds"]["max"]
+        blocked = (hi[0] - lo[0]) * (hi[1] - lo[1]) - walkable_area
+        tops = 0.0
+        for prim in stage.GetPrimAtPath("/World/Obstacles").GetChildren():
+            mesh = UsdGeom.Mesh(prim)
+            pts, counts, idx = mesh.GetPointsAttr().Get(), mesh.GetFaceVertexCountsAttr().Get(), mesh.GetFaceVertexIndicesAttr().Get()
+            k = 0
+            for c in counts:
+                face = [pts[i] for i in idx[k : k + c]]
+                k += c
+                if c == 3 and all(p[2] > 0 for p in face):
+                    (ax, ay, _), (bx, by, _), (cx, cy, _) = face
+                    tops += abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay)) / 2
+        if abs(tops - blocked) > 1e-3 * max(blocked, 1.0):
+            failures.append(f"usd: obstacles cover {tops} m², the bounds less the walkable area {blocked} m²")
         agents = stage.GetPrimAtPath("/World/Agents").GetChildren()
         if len(agents) != csv["id"].nunique():
             failures.append(f"usd: {len(agents)} agent prims, {csv['id'].nunique()} agents in the CSV")
