@@ -76,6 +76,23 @@ fn bad_requests_are_clear_errors_and_leave_no_file() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
+    // A stage held in memory until written is refused before the run when too large.
+    let big = fs::read_to_string(dir.join("p.crowd"))
+        .unwrap()
+        .replace("count 40", "count 100000")
+        .replace("record every 12 steps", "record every 1 steps");
+    fs::write(dir.join("big.crowd"), big).unwrap();
+    let o = crowd(&dir, &["run", "big.crowd", "--format", "usd", "-o", "big.usda"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "a USD stage holds every sample until it is written: about 4.6 GB for 100000 agents in 961 frames"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    fs::remove_file(dir.join("big.crowd")).unwrap();
+
     fs::write(dir.join("u.csv"), fs::read(dir.join("t.csv")).unwrap()).unwrap();
     let o = crowd(&dir, &["export", "u.csv", "--format", "sqlite"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -79,6 +79,20 @@ pub(crate) fn trace_fits(program: &Program, max_gb: f64) -> Result<(), Failure> 
     Ok(())
 }
 
+/// Refuses a run whose USD stage would hold more than the limit before it is written.
+fn usd_fits(program: &Program) -> Result<(), Failure> {
+    use crate::ir::limits::{trace_bytes, MAX_USD_HELD_GB, USD_SAMPLE_BYTES};
+    let (_, agents, frames) = trace_bytes(&program.header, &program.populations, 0);
+    let held = agents as f64 * frames * USD_SAMPLE_BYTES / 1e9;
+    if held > MAX_USD_HELD_GB {
+        return Err(Failure::failed(format!(
+            "a USD stage holds every sample until it is written: about {held:.1} GB for {agents} agents in {frames:.0} \
+             frames, more than {MAX_USD_HELD_GB} GB: record fewer frames (--record-every) or fewer agents"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a run whose grid planners could visit more than `max` cells a step, before it starts.
 pub(crate) fn plans_fit(program: &Program, max: f64) -> Result<(), Failure> {
     match crate::ir::limits::plan_work(program) {
@@ -202,6 +216,9 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     trace_fits(program, args.max_trace_gb)?;
     plans_fit(program, args.max_plan_cells)?;
     let format = args.format.format();
+    if format == Format::Usd {
+        usd_fits(program)?;
+    }
     let out = args.out.clone().unwrap_or_else(|| match format {
         Format::Csv => default_trace_path(&args.file),
         _ => super::export::default_path(&args.file, format),

@@ -32,6 +32,14 @@ pub fn trace_bytes(header: &super::Header, populations: &[super::Population], co
     (agents as f64 * frames * trace_row_bytes(columns), agents, frames)
 }
 
+/// Bytes a USD stage holds per sample (an agent at a frame) until it is
+/// written: position, heading and frame, and the vector's slack.
+pub const USD_SAMPLE_BYTES: f64 = 48.0;
+
+/// The most memory a USD stage written from a run may hold, GB: past it,
+/// `crowd run --format usd` refuses before the run.
+pub const MAX_USD_HELD_GB: f64 = 4.0;
+
 /// The procedural-population group size limit (Hocevar et al.).
 pub const MAX_PROCEDURAL_GROUP: u32 = 3;
 
