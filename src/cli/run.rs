@@ -177,6 +177,9 @@ fn remove_meta(out: &Path) -> Result<(), SimError> {
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), Failure> {
+    if let Some(why) = args.format.format().unavailable() {
+        return Err(Failure::io(why));
+    }
     let (file, program, overrides) = if args.set.is_empty() {
         let (file, compiled) = load(&args.file)?;
         (file, compiled.program, None)
