@@ -5,13 +5,14 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, pedpy_available, slurm_available};
+use tools::{chromium, pedpy_available, pyarrow_available, slurm_available};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
     println!("cargo:rustc-check-cfg=cfg(no_chromium)");
     println!("cargo:rustc-check-cfg=cfg(no_slurm)");
-    for var in ["CI", "CROWD_CHROMIUM", "PATH"] {
+    println!("cargo:rustc-check-cfg=cfg(no_pyarrow)");
+    for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -27,5 +28,8 @@ fn main() {
     }
     if !slurm_available() {
         println!("cargo:rustc-cfg=no_slurm");
+    }
+    if !pyarrow_available() {
+        println!("cargo:rustc-cfg=no_pyarrow");
     }
 }

@@ -3,12 +3,24 @@
 //! their tool is missing.
 #![allow(dead_code)]
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Command;
 
 /// Whether `python3` can import PedPy and what the comparison script uses.
 pub fn pedpy_available() -> bool {
     Command::new("python3").args(["-c", "import pedpy, pandas, shapely"]).output().is_ok_and(|o| o.status.success())
+}
+
+/// The Python that runs the client checks: `CROWD_PYTHON`, else `python3`.
+pub fn python() -> OsString {
+    std::env::var_os("CROWD_PYTHON").unwrap_or_else(|| "python3".into())
+}
+
+/// Whether [`python`] can import pyarrow and pandas, which read the Parquet
+/// trace back and the CSV beside it.
+pub fn pyarrow_available() -> bool {
+    Command::new(python()).args(["-c", "import pyarrow, pandas"]).output().is_ok_and(|o| o.status.success())
 }
 
 /// `CROWD_CHROMIUM`, else the first Chromium or Chrome on `PATH`.
