@@ -5,7 +5,7 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, clients_available, pedpy_available, slurm_available, textmate_available};
+use tools::{chromium, clients_available, pedpy_available, pyarrow_available, slurm_available, textmate_available};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
@@ -13,6 +13,7 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_slurm)");
     println!("cargo:rustc-check-cfg=cfg(no_clients)");
     println!("cargo:rustc-check-cfg=cfg(no_textmate)");
+    println!("cargo:rustc-check-cfg=cfg(no_pyarrow)");
     for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -36,5 +37,8 @@ fn main() {
     }
     if !slurm_available() {
         println!("cargo:rustc-cfg=no_slurm");
+    }
+    if !pyarrow_available() {
+        println!("cargo:rustc-cfg=no_pyarrow");
     }
 }

@@ -34,6 +34,9 @@ fn export_inner(args: &ExportArgs) -> Result<(), Failure> {
     if format == export::Format::Csv {
         return Err(Failure::io("the trace is CSV already: choose --format sqlite, usd or parquet"));
     }
+    if let Some(why) = format.unavailable() {
+        return Err(Failure::io(why));
+    }
     let out = args.out.clone().unwrap_or_else(|| args.trace.with_extension(format.extension()));
     let meta = meta_path(&args.trace);
     super::not_an_input(&out, &[&args.trace, &meta])?;

@@ -191,6 +191,9 @@ fn remove_meta(out: &Path) -> Result<(), SimError> {
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), Failure> {
+    if let Some(why) = args.format.format().unavailable() {
+        return Err(Failure::io(why));
+    }
     let (file, program, overrides) = if args.set.is_empty() {
         let (file, compiled) = load(&args.file)?;
         (file, compiled.program, None)
@@ -243,19 +246,23 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
         if format != Format::Csv {
             let scene = Scene::of_program(program);
             let mut outcome = None;
+            let mut finish_from = Instant::now();
             let rows = export::write_file(format, &out, &scene, |sink| -> Result<(), SimError> {
                 let mut progress = Progress::new(program.header.steps());
                 let run = sim::Run { stop: Some(super::interrupted()), ..sim::Run::new(program, seed) };
                 outcome = Some(run.go(sink, &mut |done, _| progress.tick(done))?);
                 progress.done();
+                finish_from = Instant::now();
                 remove_meta(&out)
             })
             .map_err(writing_failure(&out))?;
-            let finished = Instant::now();
+            // A sink may do most of its writing when finished (Parquet
+            // encodes its last row group then): that is writing too.
+            let finish = finish_from.elapsed();
             let Some(outcome) = outcome else { unreachable!("the sink was fed") };
             let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
             write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
-            return Ok(Report { outcome, rows, wall: start.elapsed(), finish: finished.elapsed() });
+            return Ok(Report { outcome, rows, wall: start.elapsed(), finish });
         }
         if to_stdout {
             // Not a lock: the trace is written from another thread.

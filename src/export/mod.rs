@@ -6,8 +6,11 @@
 //! made; `crowd export` replays a CSV trace into it ([`replay`]). What a
 //! format needs beyond the frames — names, frame rate, bounds, the walkable
 //! area — is the [`Scene`], made from the program or from the trace's
-//! metadata. Files are written to a temporary name and renamed.
+//! metadata. Files are written to a temporary name and renamed. Parquet is
+//! the cargo feature `parquet` (on by default); a build without it refuses
+//! the format ([`Format::unavailable`]).
 
+#[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod sqlite;
 pub mod usd;
@@ -38,6 +41,17 @@ impl Format {
             Format::Sqlite => "sqlite",
             Format::Usd => "usda",
             Format::Parquet => "parquet",
+        }
+    }
+
+    /// Why this build cannot write the format, if it cannot.
+    pub fn unavailable(self) -> Option<&'static str> {
+        match self {
+            #[cfg(not(feature = "parquet"))]
+            Format::Parquet => Some(
+                "--format parquet: this crowd was built without Parquet support (the cargo feature `parquet`, on by default)",
+            ),
+            _ => None,
         }
     }
 }
@@ -203,12 +217,15 @@ pub fn write_file<E: From<io::Error>>(
             rows = sink.finish()?;
             Ok(())
         })?,
+        #[cfg(feature = "parquet")]
         Format::Parquet => crate::trace::write_atomic_with(path, |w| -> Result<(), E> {
-            let mut sink = parquet::ParquetSink::new(w, scene);
+            let mut sink = parquet::ParquetSink::new(w, scene)?;
             feed(&mut sink)?;
             rows = sink.finish()?;
             Ok(())
         })?,
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => return Err(io::Error::other(format.unavailable().unwrap_or_default()).into()),
         Format::Csv => {
             return Err(io::Error::other("a CSV trace is written by trace::csv, not as an export").into());
         }

@@ -26,6 +26,12 @@ pub fn clients_available() -> bool {
     imports("pedpy, pandas, shapely, jupedsim, pxr")
 }
 
+/// Whether that Python can import pyarrow and pandas, which read the Parquet
+/// trace back and the CSV beside it.
+pub fn pyarrow_available() -> bool {
+    imports("pyarrow, pandas")
+}
+
 /// `CROWD_CHROMIUM`, else the first Chromium or Chrome on `PATH`.
 pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CROWD_CHROMIUM") {
