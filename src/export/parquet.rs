@@ -39,6 +39,8 @@ pub const ROW_GROUP_ROWS: usize = 1 << 20;
 /// the strings of a whole row group are never held at once.
 const TEXT_BATCH: usize = 1 << 16;
 
+/// Writes the frames it is fed to `out` as rows, row group by row group;
+/// [`Sink::finish`] writes the last group and the footer.
 pub struct ParquetSink<'w> {
     writer: SerializedFileWriter<&'w mut (dyn Write + Send)>,
     columns: Vec<Buffered>,
