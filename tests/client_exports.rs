@@ -1,4 +1,4 @@
-//! Every shipped scenario's trace read back by the clients its exports are
+//! Every shipped scenario's trace (the benchmarks' 100,000 agents too) read back by the clients its exports are
 //! for, none of them written here: PedPy (the CSV, the SQLite file and the
 //! metadata's walkable area), JuPedSim's own reader (the SQLite file) and
 //! usd-core (the USD stage); PedPy's density and speed in an area, from the
@@ -21,10 +21,7 @@ fn scenarios(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).unwrap().filter_map(Result::ok) {
         let p = e.path();
         if p.is_dir() {
-            // The benchmarks' crowds are sized for speed, not for reading back.
-            if !p.ends_with("bench") {
-                scenarios(&p, out);
-            }
+            scenarios(&p, out);
         } else if p.extension().is_some_and(|x| x == "crowd") {
             out.push(p);
         }
