@@ -10,26 +10,13 @@ use crowd::SourceFile;
 use proptest::prelude::*;
 
 mod cli_support;
-use cli_support::{crowd, temp_dir};
-
-fn crowd_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).unwrap().filter_map(Result::ok) {
-        let p = e.path();
-        if p.is_dir() {
-            crowd_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "crowd") {
-            out.push(p);
-        }
-    }
-}
+use cli_support::{crowd, crowd_files, temp_dir};
 
 /// Every scenario and valid fixture.
 fn valid_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    crowd_files(&root.join("scenarios"), &mut files);
-    crowd_files(&root.join("tests/fixtures/ok"), &mut files);
-    files.sort();
+    let mut files = crowd_files(&root.join("scenarios"));
+    files.extend(crowd_files(&root.join("tests/fixtures/ok")));
     files
 }
 

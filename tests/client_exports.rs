@@ -10,23 +10,12 @@
 //! is ignored, except under `CI`, where it fails.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod cli_support;
 mod tools;
-use cli_support::{crowd, temp_dir};
-
-fn scenarios(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).unwrap().filter_map(Result::ok) {
-        let p = e.path();
-        if p.is_dir() {
-            scenarios(&p, out);
-        } else if p.extension().is_some_and(|x| x == "crowd") {
-            out.push(p);
-        }
-    }
-}
+use cli_support::{crowd, crowd_files, temp_dir};
 
 fn ok(o: &std::process::Output, what: &str) {
     assert!(o.status.success(), "{what}: {}", String::from_utf8_lossy(&o.stderr));
@@ -36,9 +25,7 @@ fn ok(o: &std::process::Output, what: &str) {
 #[cfg_attr(no_clients, ignore = "no Python with pedpy, jupedsim and usd-core (set CROWD_PYTHON); CI runs it")]
 fn pedpy_jupedsim_and_usd_read_every_scenarios_exports_as_the_csv_says() {
     assert!(tools::clients_available(), "no Python with pedpy, jupedsim and usd-core: .ci/run makes one");
-    let mut files = Vec::new();
-    scenarios(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"), &mut files);
-    files.sort();
+    let files = crowd_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
     let dir = temp_dir("client-exports");
     let mut cases = Vec::new();
     for file in &files {

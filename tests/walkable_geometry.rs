@@ -3,26 +3,16 @@
 //! obstacles across the bounds' edge cut from the outline (validity by
 //! `geo`'s OGC rules; PedPy reads each one in `tests/client_exports.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod cli_support;
+use cli_support::crowd_files;
 
 use geo::{Area, Validation};
 
-fn scenarios(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
-        let p = e.path();
-        if p.is_dir() {
-            scenarios(&p, out);
-        } else if p.extension().is_some_and(|x| x == "crowd") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_shipped_scenarios_walkable_area_is_valid_and_no_larger_than_its_bounds() {
-    let mut files = Vec::new();
-    scenarios(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"), &mut files);
-    files.sort();
+    let files = crowd_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
     assert!(files.len() >= 17);
     let mut invalid = Vec::new();
     for f in &files {
