@@ -20,24 +20,17 @@ pub fn crowd(dir: &Path, args: &[&str]) -> Output {
 
 /// Every file under `dir`, at any depth (path relative to `dir`, bytes), sorted by path.
 pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.strip_prefix(dir).unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
+    let files = walk(dir, |_| true);
+    files.iter().map(|p| (p.strip_prefix(dir).unwrap().to_string_lossy().into_owned(), fs::read(p).unwrap())).collect()
 }
 
 /// Every `.crowd` file under `dir`, at any depth, sorted by path.
 pub fn crowd_files(dir: &Path) -> Vec<PathBuf> {
+    walk(dir, |p| p.extension().is_some_and(|x| x == "crowd"))
+}
+
+/// The files under `dir`, at any depth, that `keep` takes, sorted by path.
+fn walk(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -45,7 +38,7 @@ pub fn crowd_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "crowd") {
+            } else if keep(&p) {
                 out.push(p);
             }
         }
