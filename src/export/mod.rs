@@ -172,29 +172,6 @@ pub fn replay(trace: &Trace, sink: &mut dyn Sink) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes `path` through a temporary file beside it, handed to `write` by
-/// path (for writers that open files themselves, as SQLite does), then
-/// renamed: a failed export leaves no file under the final name.
-pub fn write_atomic_path<E: From<io::Error>>(path: &Path, write: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.tmp-{}-export", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let result = write(&tmp).and_then(|()| {
-        std::fs::File::open(&tmp)?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// Writes a file of `format` (not CSV) at `path`, atomically: `feed` gives
 /// the sink its frames; returns the data rows written.
 pub fn write_file<E: From<io::Error>>(
@@ -205,7 +182,7 @@ pub fn write_file<E: From<io::Error>>(
 ) -> Result<u64, E> {
     let mut rows = 0;
     match format {
-        Format::Sqlite => write_atomic_path(path, |tmp| -> Result<(), E> {
+        Format::Sqlite => crate::trace::write_atomic_path(path, |tmp| -> Result<(), E> {
             let mut sink = sqlite::SqliteSink::create(tmp, scene)?;
             feed(&mut sink)?;
             rows = sink.finish()?;

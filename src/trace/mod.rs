@@ -43,28 +43,36 @@ pub fn write_atomic_with<E: From<io::Error>>(
     path: &Path,
     f: impl FnOnce(&mut (dyn Write + Send)) -> Result<(), E>,
 ) -> Result<(), E> {
+    write_atomic_path(path, |tmp| {
+        let file = File::create(tmp)?;
+        // Writes at least this large bypass the buffer: trace frames arrive in
+        // big formatted chunks and are not copied twice.
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        f(&mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?;
+        Ok(())
+    })
+}
+
+/// [`write_atomic`] for writers that open the file themselves, by path (as
+/// SQLite does): `f` writes the temporary file, which is then synced and
+/// renamed. Creates the parent folder if it is missing.
+pub fn write_atomic_path<E: From<io::Error>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir)?;
     let tmp = temp_path(&dir, path);
-    let result = (|| {
-        let file = File::create(&tmp)?;
-        // Writes at least this large bypass the buffer: trace frames arrive in
-        // big formatted chunks and are not copied twice.
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        f(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
+    let result = f(&tmp).and_then(|()| {
+        File::open(&tmp)?.sync_all()?;
         fs::rename(&tmp, path)?;
         // Persist the rename itself; not every platform can open a folder.
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }
         Ok(())
-    })();
+    });
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
