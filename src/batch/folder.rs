@@ -220,6 +220,13 @@ pub struct PlanRecord {
 
 impl PlanRecord {
     pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.to_value()).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// The document [`PlanRecord::to_json`] writes.
+    pub fn to_value(&self) -> Json {
         let set: Vec<Json> = (self.list.keys.iter().zip(&self.list.values))
             .map(|(k, vs)| json!({ "key": k, "values": vs.iter().map(|(t, v)| number(t, *v)).collect::<Vec<_>>() }))
             .collect();
@@ -239,9 +246,7 @@ impl PlanRecord {
         if let (Some(p), Json::Object(m)) = (self.identity.precision, &mut doc) {
             m.insert("precision_decimals".into(), json!(p));
         }
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        text
+        doc
     }
 
     /// Reads `dir/batch.json`; the error says what is wrong with it.

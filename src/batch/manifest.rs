@@ -135,9 +135,8 @@ pub fn manifest_json(record: &PlanRecord, states: &[RunState]) -> String {
         })
         .collect();
     let count = |f: fn(&RunState) -> bool| states.iter().filter(|s| f(s)).count();
-    let plan: Json = serde_json::from_str(&record.to_json()).unwrap_or(Json::Null);
     let doc = json!({
-        "batch": plan,
+        "batch": record.to_value(),
         "complete": count(|s| matches!(s, RunState::Complete(_))),
         "failed": count(|s| matches!(s, RunState::Failed(_))),
         "digest": "sha256",

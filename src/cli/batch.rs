@@ -175,8 +175,10 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
         return Err(Failure::io("give a scenario, --seeds and --out, or --merge DIR"));
     };
     let plan = load_plan(path, &args.set, seeds, (args.max_trace_gb, args.max_plan_cells))?;
+    // The scenario's name and summary columns do not depend on the values set.
+    let first = point_program(&plan, &plan.list.point_of(0))?;
     let ours = Identity {
-        name: point_program(&plan, &plan.list.point_of(0))?.name,
+        name: first.name.clone(),
         hash: plan.hash(),
         version: CROWD_VERSION.into(),
         precision: args.precision.map(u64::from),
@@ -191,7 +193,7 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
         )));
     }
     if let Some(script) = &args.emit_slurm {
-        return emit_slurm(args, &plan, script);
+        return emit_slurm(args, &plan, &first.name, script);
     }
     if let Some(want) = &args.expect_build {
         let have = slurm::build_id().map_err(|e| Failure::io(format!("cannot read this crowd's executable: {e}")))?;
@@ -206,7 +208,7 @@ fn batch_inner(args: &BatchArgs) -> Result<(), Failure> {
         Some(s) => s,
         None => Shard::from_slurm(|k| std::env::var(k).ok()).map_err(Failure::io)?.unwrap_or(Shard::ALL),
     };
-    let columns = Summary::for_program(&point_program(&plan, &plan.list.point_of(0))?).columns();
+    let columns = Summary::for_program(&first).columns();
     let record = PlanRecord {
         identity: ours,
         scenario_file: plan.file.name.clone(),
@@ -413,7 +415,7 @@ fn merge_only(dir: &Path) -> Result<(), Failure> {
 }
 
 /// `--emit-slurm SCRIPT`: the job array's script, and the folder its logs go to.
-fn emit_slurm(args: &BatchArgs, plan: &Plan, script: &Path) -> Result<(), Failure> {
+fn emit_slurm(args: &BatchArgs, plan: &Plan, name: &str, script: &Path) -> Result<(), Failure> {
     let (Some(file), Some(out)) = (&args.file, &args.out) else { unreachable!("checked by the caller") };
     let runs = plan.list.runs();
     let tasks = args.tasks.unwrap_or(runs.min(100)).min(runs);
@@ -436,9 +438,8 @@ fn emit_slurm(args: &BatchArgs, plan: &Plan, script: &Path) -> Result<(), Failur
     }
     passed.extend(["--max-trace-gb".into(), args.max_trace_gb.to_string()]);
     passed.extend(["--max-plan-cells".into(), args.max_plan_cells.to_string()]);
-    let name = point_program(plan, &plan.list.point_of(0))?.name;
     let job = slurm::Job {
-        name: &name,
+        name,
         scenario: &plan.file.name,
         runs,
         workdir: &workdir,
