@@ -690,8 +690,9 @@ impl Checker {
 
     /// A resource someone provides.
     pub(super) fn resource(&mut self, n: &ast::Name) -> Option<ir::ResourceId> {
-        if let Some(id) = self.resources.get(&n.text) {
-            return Some(ir::ResourceId(*id));
+        if let Some(&id) = self.resources.get(&n.text) {
+            self.symbols.use_at(n, self.resource_symbols[id as usize]);
+            return Some(ir::ResourceId(id));
         }
         if self.in_broken(&n.text) {
             return None;

@@ -77,10 +77,19 @@ impl Checker {
     fn declare_vars(&mut self, b: &ast::Behaviour) {
         self.behaviour_in_scope = b.name.text.clone();
         self.vars_in_scope.clear();
+        self.var_symbols.clear();
         let mut first: BTreeMap<&str, ast::Span> = BTreeMap::new();
         for s in &b.stmts {
             let BehaviourStmt::Var(v) = s else { continue };
             let name = &v.name;
+            let symbol = match self.vars_in_scope.iter().position(|(n, _)| *n == name.text) {
+                Some(k) => {
+                    self.symbols.use_at(name, self.var_symbols[k]);
+                    self.var_symbols[k]
+                }
+                None => self.symbols.declare(name, Kind::Var, Some(&b.name.text)),
+            };
+            self.var_symbols.push(symbol);
             if let Some(span) = first.get(name.text.as_str()) {
                 self.error(
                     Diagnostic::error("E011", name.span.clone(), format!("var `{}` is declared twice", name.text))
@@ -205,7 +214,16 @@ impl Checker {
         let states: Vec<&ast::State> =
             b.stmts.iter().filter_map(|s| if let BehaviourStmt::State(s) = s { Some(s) } else { None }).collect();
         let mut index: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut symbol_of: Vec<usize> = Vec::with_capacity(states.len());
         for (i, s) in states.iter().enumerate() {
+            let symbol = match index.get(s.name.text.as_str()) {
+                Some(&first) => {
+                    self.symbols.use_at(&s.name, symbol_of[first as usize]);
+                    symbol_of[first as usize]
+                }
+                None => self.symbols.declare(&s.name, Kind::State, Some(&b.name.text)),
+            };
+            symbol_of.push(symbol);
             if let Some(&first) = index.get(s.name.text.as_str()) {
                 self.error(
                     Diagnostic::error(
@@ -231,7 +249,10 @@ impl Checker {
                     .iter()
                     .filter_map(|t| {
                         let to = match index.get(t.to.text.as_str()) {
-                            Some(i) => *i,
+                            Some(i) => {
+                                self.symbols.use_at(&t.to, symbol_of[*i as usize]);
+                                *i
+                            }
                             None => {
                                 let help = match did_you_mean(&t.to.text, names.iter().copied()) {
                                     Some(n) => format!("did you mean `{n}`?"),
@@ -338,6 +359,7 @@ impl Checker {
                     self.error(Diagnostic::error("E010", var.span.clone(), message).label("no such var").help(help));
                     return None;
                 };
+                self.symbols.use_at(var, self.var_symbols[k]);
                 let x = x?;
                 if let (_, Some(max)) = &self.vars_in_scope[k] {
                     if x < 0.0 || x > *max {

@@ -8,8 +8,10 @@
 mod agents;
 mod behave;
 mod expect;
+pub mod layout;
 pub mod params;
 mod shapes;
+pub mod symbols;
 mod units;
 mod world;
 
@@ -20,6 +22,7 @@ use crate::ir;
 use crate::syntax::ast::{self, Name, Span};
 
 pub use params::{ParamSpec, PARAMS};
+pub use symbols::{Symbol, Symbols};
 pub use units::Dim;
 
 /// A program that checked clean (warnings allowed).
@@ -32,6 +35,20 @@ pub struct Compiled {
 /// Parses and checks a scenario. On error, every diagnostic (errors and
 /// warnings) is returned, sorted by position.
 pub fn compile(file: &SourceFile) -> Result<Compiled, Vec<Diagnostic>> {
+    analyse(file).outcome
+}
+
+/// What checking a file found: the program or every diagnostic, and the
+/// names as they resolved (there for a file with errors too).
+pub struct Analysis {
+    pub outcome: Result<Compiled, Vec<Diagnostic>>,
+    pub symbols: Symbols,
+    /// What parsed, with the items that did not left out.
+    pub tree: ast::File,
+}
+
+/// [`compile`], keeping where every name is declared and used.
+pub fn analyse(file: &SourceFile) -> Analysis {
     let (tree, mut diags) = crate::syntax::parse(&file.text);
     let mut checker = Checker {
         source: file.text.to_string(),
@@ -42,15 +59,16 @@ pub fn compile(file: &SourceFile) -> Result<Compiled, Vec<Diagnostic>> {
     let program = checker.program(&tree);
     diags.append(&mut checker.diags);
     diags.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
-    match program {
+    let outcome = match program {
         Some(program) if !diags.iter().any(Diagnostic::is_error) => Ok(Compiled { program, warnings: diags }),
         _ => Err(diags),
-    }
+    };
+    Analysis { outcome, symbols: checker.symbols, tree }
 }
 
 /// What a declared name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Kind {
+pub enum Kind {
     Region,
     Obstacle,
     Shape,
@@ -62,10 +80,16 @@ pub(crate) enum Kind {
     Agent,
     Group,
     Behaviour,
+    /// What objects provide: declared by its first `provides`.
+    Resource,
+    /// A state of a behaviour.
+    State,
+    /// A var of a behaviour.
+    Var,
 }
 
 impl Kind {
-    fn article(self) -> &'static str {
+    pub fn article(self) -> &'static str {
         match self {
             Kind::Region => "a region",
             Kind::Obstacle => "an obstacle",
@@ -78,10 +102,13 @@ impl Kind {
             Kind::Agent => "an agent",
             Kind::Group => "a group",
             Kind::Behaviour => "a behaviour",
+            Kind::Resource => "a resource",
+            Kind::State => "a state",
+            Kind::Var => "a var",
         }
     }
 
-    fn noun(self) -> &'static str {
+    pub fn noun(self) -> &'static str {
         let article = self.article();
         article.strip_prefix("an ").or_else(|| article.strip_prefix("a ")).unwrap_or(article)
     }
@@ -117,6 +144,8 @@ pub(crate) struct Decl {
     pub kind: Kind,
     pub index: u32,
     pub span: Span,
+    /// Its entry in [`Checker::symbols`].
+    pub symbol: usize,
 }
 
 #[derive(Default)]
@@ -162,6 +191,12 @@ pub(crate) struct Checker {
     pub vars_in_scope: Vec<(String, Option<f64>)>,
     /// The behaviour being checked, for messages.
     pub behaviour_in_scope: String,
+    /// The symbols of `vars_in_scope`, in the same order.
+    pub var_symbols: Vec<usize>,
+    /// The symbol of each resource, by resource id.
+    pub resource_symbols: Vec<usize>,
+    /// Where each name is declared and used.
+    pub symbols: Symbols,
 }
 
 impl Checker {
@@ -233,6 +268,7 @@ impl Checker {
         if let Some(first) = self.names.get(&name.text) {
             let first_span = first.span.clone();
             let first_kind = first.kind;
+            self.symbols.use_at(name, first.symbol);
             self.error(
                 Diagnostic::error("E011", name.span.clone(), format!("`{}` is declared twice", name.text))
                     .label("declared again here")
@@ -241,13 +277,17 @@ impl Checker {
             );
             return;
         }
-        self.names.insert(name.text.clone(), Decl { kind, index, span: name.span.clone() });
+        let symbol = self.symbols.declare(name, kind, None);
+        self.names.insert(name.text.clone(), Decl { kind, index, span: name.span.clone(), symbol });
         self.by_kind.entry(kind).or_default().insert(name.text.clone());
     }
 
     /// Looks a name up among the kinds a place accepts.
     pub fn resolve(&mut self, name: &Name, want: &[Kind]) -> Option<Decl> {
         let wanted = || or_list(&want.iter().map(|k| k.article()).collect::<Vec<_>>());
+        if let Some(d) = self.names.get(&name.text) {
+            self.symbols.use_at(name, d.symbol);
+        }
         match self.names.get(&name.text) {
             Some(d) if want.contains(&d.kind) => Some(d.clone()),
             Some(d) => {
@@ -444,9 +484,13 @@ impl Checker {
             self.declare(&o.name, Kind::Object, *objects);
             *objects += 1;
             for r in &o.provides {
-                if !self.resources.contains_key(&r.text) {
-                    self.resources.insert(r.text.clone(), self.resource_names.len() as u32);
-                    self.resource_names.push(r.text.clone());
+                match self.resources.get(&r.text) {
+                    Some(&id) => self.symbols.use_at(r, self.resource_symbols[id as usize]),
+                    None => {
+                        self.resources.insert(r.text.clone(), self.resource_names.len() as u32);
+                        self.resource_names.push(r.text.clone());
+                        self.resource_symbols.push(self.symbols.declare(r, Kind::Resource, None));
+                    }
                 }
             }
         }
@@ -544,7 +588,11 @@ impl Checker {
 
     /// Checks one parameter value of a model: known name, unit, range.
     pub fn param_value(&mut self, model: &str, name: &Name, q: &ast::Quantity) -> Option<f64> {
-        let Some(spec) = params::find(model, &name.text) else {
+        let found = params::find(model, &name.text);
+        if let Some(spec) = found {
+            self.symbols.params.push((name.span.clone(), spec));
+        }
+        let Some(spec) = found else {
             let names: Vec<&str> = params::of_model(model).map(|p| p.name).collect();
             let help = match did_you_mean(&name.text, names.iter().copied()) {
                 Some(s) => format!("did you mean `{s}`?"),
@@ -594,7 +642,18 @@ impl Checker {
         for item in &file.items {
             let ast::Item::Output(o) = item else { continue };
             for c in &o.columns {
-                match all.iter().find(|k| k.header() == c.text) {
+                let found = all.iter().find(|k| k.header() == c.text);
+                if let Some(ir::Column::Var { name, .. }) = found {
+                    // The column of every var of that name, whichever behaviour declares it.
+                    let vars: Vec<usize> = (self.symbols.symbols.iter().enumerate())
+                        .filter(|(_, s)| s.kind == Kind::Var && s.name == *name)
+                        .map(|(i, _)| i)
+                        .collect();
+                    for i in vars {
+                        self.symbols.use_at(c, i);
+                    }
+                }
+                match found {
                     Some(k) if columns.contains(k) => self.error(
                         Diagnostic::error("E071", c.span.clone(), format!("column `{}` is listed twice", c.text))
                             .label("listed again")
@@ -742,7 +801,7 @@ pub(crate) fn range_text(dim: Dim, min: f64, max: f64, open_min: bool) -> String
 }
 
 /// A value in the unit a person would write it in.
-fn show(v: f64, dim: Dim) -> String {
+pub(crate) fn show(v: f64, dim: Dim) -> String {
     match dim {
         Dim::Length => format!("{v} m"),
         Dim::Time => format!("{v} s"),

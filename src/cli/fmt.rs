@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{read_source, Failure};
-use crate::diag::{render_all, SourceFile};
+use crate::check::layout::{relayout, Refused};
+use crate::diag::render_all;
 
 #[derive(Args)]
 pub struct FmtArgs {
@@ -58,24 +59,20 @@ pub fn fmt(args: FmtArgs) -> ExitCode {
 
 fn one(path: &Path, check: bool) -> Result<Outcome, Failure> {
     let file = read_source(path)?;
-    let plain = !super::stderr_is_terminal();
-    let before = crate::compile(&file).map_err(|diags| {
-        eprint!("{}", render_all(&diags, &file, plain));
-        Failure::failed(format!("{} has errors: left as it is", path.display()))
-    })?;
-    let text = crate::syntax::format::format(&file.text);
-    if text == *file.text {
-        return Ok(Outcome::Unchanged);
-    }
-    let formatted = SourceFile::new(file.name.clone(), text.as_str());
-    let same = crate::compile(&formatted)
-        .is_ok_and(|after| crate::ir::meaning_text(&after.program) == crate::ir::meaning_text(&before.program));
-    if !same {
-        return Err(Failure::io(format!(
-            "{}: the canonical layout would change what the file means (a fault of crowd fmt); left as it is",
-            path.display()
-        )));
-    }
+    let text = match relayout(&file) {
+        Ok(None) => return Ok(Outcome::Unchanged),
+        Ok(Some(text)) => text,
+        Err(Refused::Errors(diags)) => {
+            eprint!("{}", render_all(&diags, &file, !super::stderr_is_terminal()));
+            return Err(Failure::failed(format!("{} has errors: left as it is", path.display())));
+        }
+        Err(Refused::MeaningChanged) => {
+            return Err(Failure::io(format!(
+                "{}: the canonical layout would change what the file means (a fault of crowd fmt); left as it is",
+                path.display()
+            )))
+        }
+    };
     if !check {
         super::write_atomic(path, text.as_bytes())?;
     }
