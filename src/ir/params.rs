@@ -40,17 +40,18 @@ pub struct ParamSpec {
     pub doc: &'static str,
 }
 
-/// Writes the table ([`PARAMS`]), one struct per model with a field per
-/// parameter, and [`Params`] holding one struct per model.
+/// Writes the table ([`PARAMS`]), the models and their sources ([`MODELS`]),
+/// one struct per model with a field per parameter, and [`Params`] holding
+/// one struct per model.
 macro_rules! parameters {
     ($(
-        $(#[$meta:meta])*
+        #[doc = $source:literal]
         $model:ident: $Model:ident {
             $( $name:literal $field:ident: $dim:ident = $default:expr, $min:expr, $max:expr, $doc:literal; )*
         }
     )*) => {
         $(
-            $(#[$meta])*
+            #[doc = $source]
             #[derive(Clone, Copy, Debug, PartialEq)]
             pub struct $Model {
                 $( #[doc = $doc] pub $field: f64, )*
@@ -69,6 +70,9 @@ macro_rules! parameters {
         pub struct Params {
             $( pub $model: $Model, )*
         }
+
+        /// Each model and the work it comes from, in the table's order.
+        pub const MODELS: &[(&str, &str)] = &[ $( (stringify!($model), $source.trim_ascii_start()), )* ];
 
         /// The table, sorted by model then name.
         pub const PARAMS: &[ParamSpec] = &[
