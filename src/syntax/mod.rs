@@ -8,6 +8,7 @@ pub mod ast;
 mod build;
 mod errors;
 pub mod format;
+pub mod keywords;
 
 use pest::Parser;
 
