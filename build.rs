@@ -5,7 +5,10 @@
 
 #[path = "tests/tools/mod.rs"]
 mod tools;
-use tools::{chromium, clients_available, pedpy_available, pyarrow_available, slurm_available, textmate_available};
+use tools::{
+    chromium, clients_available, pedpy_available, pyarrow_available, pygls_available, slurm_available,
+    textmate_available,
+};
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_pedpy)");
@@ -14,6 +17,7 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_clients)");
     println!("cargo:rustc-check-cfg=cfg(no_textmate)");
     println!("cargo:rustc-check-cfg=cfg(no_pyarrow)");
+    println!("cargo:rustc-check-cfg=cfg(no_pygls)");
     for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -40,5 +44,8 @@ fn main() {
     }
     if !pyarrow_available() {
         println!("cargo:rustc-cfg=no_pyarrow");
+    }
+    if !pygls_available() {
+        println!("cargo:rustc-cfg=no_pygls");
     }
 }

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod export;
 pub mod hash;
 pub mod ir;
+pub mod lsp;
 pub mod math;
 pub mod plan;
 pub mod render;

@@ -7,6 +7,7 @@ mod batch;
 mod check;
 mod export;
 mod fmt;
+mod lsp;
 mod metrics;
 mod render;
 mod run;
@@ -93,6 +94,8 @@ enum Command {
     Metrics(metrics::MetricsArgs),
     /// Write a CSV trace as JuPedSim SQLite, a USD stage or Parquet.
     Export(export::ExportArgs),
+    /// Serve editors over the Language Server Protocol on stdin and stdout.
+    Lsp(lsp::LspArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -115,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::View(args) => view::view(args),
         Command::Metrics(args) => metrics::metrics(args),
         Command::Export(args) => export::export(args),
+        Command::Lsp(args) => lsp::lsp(args),
     }
 }
 

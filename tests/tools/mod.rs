@@ -32,6 +32,11 @@ pub fn pyarrow_available() -> bool {
     imports("pyarrow, pandas")
 }
 
+/// Whether that Python has pygls, the language client the server is tested with.
+pub fn pygls_available() -> bool {
+    imports("pygls, lsprotocol")
+}
+
 /// `CROWD_CHROMIUM`, else the first Chromium or Chrome on `PATH`.
 pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CROWD_CHROMIUM") {

@@ -1,0 +1,22 @@
+//! `crowd lsp`: the language server, on stdin and stdout.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+#[derive(Args)]
+pub struct LspArgs {
+    /// Accepted for editors that pass it; stdio is the only transport.
+    #[arg(long)]
+    stdio: bool,
+}
+
+pub fn lsp(_: LspArgs) -> ExitCode {
+    match crate::lsp::serve_stdio() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: crowd lsp: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! An open file as the editor holds it: its text, edited as the client says,
+//! and what checking it found, redone after every change.
+
+use lsp_types::TextDocumentContentChangeEvent;
+
+use super::position::{Encoding, Lines};
+use crate::check::{analyse, Symbols};
+use crate::diag::{Diagnostic, SourceFile};
+use crate::syntax::ast::{self, Span};
+
+pub struct Document {
+    pub file: SourceFile,
+    pub lines: Lines,
+    /// Errors and warnings, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub symbols: Symbols,
+    pub tree: ast::File,
+}
+
+impl Document {
+    pub fn new(name: &str, text: String, encoding: Encoding) -> Self {
+        let file = SourceFile::new(name, text.as_str());
+        let analysis = analyse(&file);
+        let diagnostics = match analysis.outcome {
+            Ok(compiled) => compiled.warnings,
+            Err(diags) => diags,
+        };
+        Document {
+            lines: Lines::new(&text, encoding),
+            file,
+            diagnostics,
+            symbols: analysis.symbols,
+            tree: analysis.tree,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.file.text
+    }
+
+    /// The text after the client's changes, each applied to the text the
+    /// previous one left (a change without a range replaces everything).
+    pub fn changed(&self, changes: Vec<TextDocumentContentChangeEvent>, encoding: Encoding) -> Self {
+        let mut text = self.text().to_string();
+        for change in changes {
+            match change.range {
+                None => text = change.text,
+                Some(range) => {
+                    let span = Lines::new(&text, encoding).span(&text, range);
+                    text.replace_range(span, &change.text);
+                }
+            }
+        }
+        Document::new(&self.file.name, text, encoding)
+    }
+
+    /// The byte span of the name, keyword or number under (or just before)
+    /// an offset, if it is not inside a comment.
+    pub fn word_at(&self, offset: usize) -> Option<Span> {
+        let text = self.text();
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if in_comment(text, offset) {
+            return None;
+        }
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let start = text[..offset].rfind(|c: char| !word(c)).map_or(0, |i| i + 1);
+        let end = text[offset..].find(|c: char| !word(c)).map_or(text.len(), |i| offset + i);
+        (start < end).then_some(start..end)
+    }
+}
+
+/// Whether an offset lies in a `//` or `/* */` comment.
+pub fn in_comment(text: &str, offset: usize) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < offset.min(b.len()) {
+        if b[i..].starts_with(b"//") {
+            match text[i..].find(['\n', '\r']) {
+                Some(end) if i + end < offset => i += end,
+                _ => return true,
+            }
+        } else if b[i..].starts_with(b"/*") {
+            match text[i + 2..].find("*/") {
+                Some(end) if i + 2 + end + 2 <= offset => i += 2 + end + 2,
+                _ => return true,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
