@@ -792,6 +792,9 @@ impl Checker {
 
 /// `between a and b`, `at least a`, ... in the unit a person would write.
 pub(crate) fn range_text(dim: Dim, min: f64, max: f64, open_min: bool) -> String {
+    if dim == Dim::Count {
+        return format!("a whole number from {min} to {max}");
+    }
     match (open_min, max.is_finite()) {
         (true, false) => format!("greater than {}", show(min, dim)),
         (false, false) => format!("at least {}", show(min, dim)),
@@ -810,6 +813,6 @@ pub(crate) fn show(v: f64, dim: Dim) -> String {
         Dim::Density => format!("{v} per m2"),
         Dim::Rate => format!("{v} per s"),
         Dim::Percent => format!("{}%", v * 100.0),
-        Dim::Number => format!("{v}"),
+        Dim::Number | Dim::Count => format!("{v}"),
     }
 }

@@ -17,6 +17,7 @@ impl Dim {
             Dim::Rate => "a rate",
             Dim::Percent => "a percentage",
             Dim::Number => "a plain number",
+            Dim::Count => "a whole number",
         }
     }
 
@@ -29,7 +30,7 @@ impl Dim {
             Dim::Density => "per m2",
             Dim::Rate => "per s, per min",
             Dim::Percent => "%",
-            Dim::Number => "no unit",
+            Dim::Number | Dim::Count => "no unit",
         }
     }
 
@@ -43,6 +44,7 @@ impl Dim {
             Dim::Rate => "0.5 per s",
             Dim::Percent => "40%",
             Dim::Number => "10",
+            Dim::Count => "2",
         }
     }
 }
@@ -80,7 +82,7 @@ fn si_unit(dim: Dim) -> &'static str {
         Dim::Density => "markers per m2",
         Dim::Rate => "per second",
         Dim::Percent => "a fraction",
-        Dim::Number => "a number",
+        Dim::Number | Dim::Count => "a number",
     }
 }
 
@@ -95,6 +97,12 @@ pub fn si(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
     }
     match (&q.unit, dim) {
         (None, Dim::Number) => Ok(q.value),
+        (None, Dim::Count) if q.value.fract() == 0.0 => Ok(q.value),
+        (None, Dim::Count) => {
+            Err(Diagnostic::error("E030", q.span.clone(), format!("{} is not a whole number", q.value))
+                .label("a fraction")
+                .help(format!("write a whole number, e.g. `{}`", dim.example())))
+        }
         (None, _) => {
             Err(Diagnostic::error("E020", q.span.clone(), format!("missing unit: expected {}", dim.describe()))
                 .label("no unit")
@@ -112,13 +120,14 @@ pub fn si(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
                 Ok(v)
             } else {
                 let what = if dim == Dim::Number { "a plain number".to_string() } else { dim.describe().to_string() };
+                let plain = matches!(dim, Dim::Number | Dim::Count);
                 Err(Diagnostic::error(
                     "E021",
                     q.span.clone(),
                     format!("wrong unit: expected {what}, found {} (`{unit}`)", found.describe()),
                 )
                 .label(format!("`{unit}` is {}", found.describe()))
-                .help(if dim == Dim::Number {
+                .help(if plain {
                     "remove the unit".to_string()
                 } else {
                     format!("use one of: {} (e.g. `{}`)", dim.units(), dim.example())

@@ -25,6 +25,8 @@ pub enum Dim {
     Rate,
     /// A plain number with no unit.
     Number,
+    /// A whole number with no unit.
+    Count,
 }
 
 /// One row of the table.
@@ -141,6 +143,8 @@ parameters! {
         "density_min" density_min: Density = 1.0, 0.0, 10.0,
             "density up to which people walk at the topographic speed (above about 1 per m², crowds constrain walking)";
         "discomfort_weight" discomfort_weight: Number = 1.0, 0.0, 1000.0, "γ: weight of discomfort in the unit cost";
+        "order" order: Count = 1.0, 1.0, 2.0,
+            "order of fast marching's upwind differences: 1, the paper's (§4.3); 2, second-order where two accepted cells lie upwind along an axis (Sethian 1999), about a fifth of the first order's error on smooth potentials";
         "path_weight" path_weight: Number = 1.0, 0.0, 1000.0, "α: weight of path length in the unit cost";
         "predictive_horizon" predictive_horizon: Time = 1.0, 0.0, 60.0,
             "how far ahead along its walk a person's predictive discomfort reaches";

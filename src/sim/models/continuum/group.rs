@@ -13,7 +13,7 @@ use super::costs::{face_speed, neighbours, Costs, NORMALS};
 use super::fields::Fields;
 use crate::ir::params::Continuum as Params;
 use crate::ir::{Program, Vec2};
-use crate::plan::eikonal::{self, Marcher, EAST, NORTH, SOUTH, WEST};
+use crate::plan::eikonal::{self, Marcher, Order, EAST, NORTH, SOUTH, WEST};
 use crate::sim::agents::Goal;
 use crate::sim::aims::cell_in_goal;
 use crate::world::lattice::Lattice;
@@ -74,6 +74,7 @@ impl Group {
                 self.marked = Some(self.point);
             }
             let grid = eikonal::Grid { nx: l.nx, ny: l.ny, h: l.cell };
+            self.marcher.order = if p.order >= 2.0 { Order::Second } else { Order::First };
             self.marcher.solve(grid, &costs.cost, &self.goals, &mut self.phi);
             self.reach.clear();
             self.reach.resize(n.div_ceil(64), 0);
