@@ -748,6 +748,18 @@ impl PlannerKind {
             PlannerKind::Continuum => "continuum",
         }
     }
+
+    /// The model (a `parameters` block of the language) whose parameters
+    /// the planner's per-action overrides set.
+    pub fn param_model(self) -> &'static str {
+        match self {
+            PlannerKind::Straight | PlannerKind::TreePaths => "space_colonization",
+            PlannerKind::AStar => "semantic_groups",
+            PlannerKind::Bvp => "bvp",
+            PlannerKind::CtSpace => "ct_space",
+            PlannerKind::Continuum => "continuum",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
