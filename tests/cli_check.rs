@@ -167,8 +167,8 @@ fn ir_text_is_stable() {
     assert!(!first.stdout.is_empty());
     assert_eq!(first.stdout, second.stdout);
     let text = String::from_utf8(first.stdout).unwrap();
-    assert!(text.starts_with("name: \"around_the_wall\"\n"), "{text}");
-    assert!(text.contains("param.space_colonization.alpha: 2.0\n"), "{text}");
+    assert!(text.starts_with("scenario: \"around_the_wall\"\n"), "{text}");
+    assert!(text.contains("\nparam.space_colonization.alpha: 2 m\n"), "{text}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //!   diagnostics, so it reads on its own.
 //! - Every invalid file reports the code its name starts with (`e010_...` → E010).
 //! - Every valid scenario (`fixtures/ok/`, `scenarios/`) compiles with no
-//!   error, and its IR text is snapshotted.
+//!   error, and its `crowd ir` text (`docs/ir.md`) is snapshotted.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{params, units, Checker, Dim, Kind};
+use super::{units, Checker, Dim, Kind};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::ir::{self, PlannerKind};
 use crate::syntax::ast::{self, BehaviourStmt};
@@ -597,7 +597,7 @@ impl Checker {
                 ast::PlannerOption::CrowdAware(s) => (&[PlannerKind::CtSpace], s.clone(), "crowd_aware"),
                 ast::PlannerOption::PairwiseChecks(s) => (&[PlannerKind::CtSpace], s.clone(), "pairwise_checks"),
                 ast::PlannerOption::Param(n, q) => {
-                    let model = params::planner_model(planner.kind);
+                    let model = planner.kind.param_model();
                     match self.param_value(model, n, q) {
                         Some(v) => planner.params.push((n.text.clone(), v)),
                         None => ok = false,

@@ -1,5 +1,5 @@
 //! Looking up the parameter table (`ir::params`) while checking: model
-//! names, rows by name, and which model a planner's options belong to.
+//! names and rows by name.
 
 pub use crate::ir::params::{ParamSpec, PARAMS};
 
@@ -15,18 +15,6 @@ pub fn find(model: &str, name: &str) -> Option<&'static ParamSpec> {
 
 pub fn of_model(model: &str) -> impl Iterator<Item = &'static ParamSpec> + '_ {
     PARAMS.iter().filter(move |p| p.model == model)
-}
-
-/// The model whose parameters a planner's per-action overrides refer to.
-pub fn planner_model(planner: crate::ir::PlannerKind) -> &'static str {
-    use crate::ir::PlannerKind::*;
-    match planner {
-        Straight | TreePaths => "space_colonization",
-        AStar => "semantic_groups",
-        Bvp => "bvp",
-        CtSpace => "ct_space",
-        Continuum => "continuum",
-    }
 }
 
 #[cfg(test)]

@@ -49,26 +49,46 @@ impl Dim {
     }
 }
 
-/// The dimension and SI factor of a unit as written.
-fn unit_info(unit: &str) -> Option<(Dim, f64)> {
+/// How a value in a unit becomes a value in SI units.
+#[derive(Clone, Copy)]
+enum Scale {
+    Times(f64),
+    /// Dividing by an exact number rather than multiplying by its inverse,
+    /// which no double holds exactly: `35 cm` is then the double nearest
+    /// 0.35, the same as `0.35 m`, not 0.35000000000000003.
+    Over(f64),
+}
+
+impl Scale {
+    fn apply(self, v: f64) -> f64 {
+        match self {
+            Scale::Times(f) => v * f,
+            Scale::Over(d) => v / d,
+        }
+    }
+}
+
+/// The dimension and SI scale of a unit as written.
+fn unit_info(unit: &str) -> Option<(Dim, Scale)> {
+    use Scale::*;
     Some(match unit {
-        "m" => (Dim::Length, 1.0),
-        "cm" => (Dim::Length, 0.01),
-        "mm" => (Dim::Length, 0.001),
-        "km" => (Dim::Length, 1000.0),
-        "s" => (Dim::Time, 1.0),
-        "ms" => (Dim::Time, 0.001),
-        "min" => (Dim::Time, 60.0),
-        "h" => (Dim::Time, 3600.0),
-        "m/s" => (Dim::Speed, 1.0),
-        "km/h" => (Dim::Speed, 1.0 / 3.6),
-        "cm/s" => (Dim::Speed, 0.01),
-        "deg" | "°" => (Dim::Angle, std::f64::consts::PI / 180.0),
-        "rad" => (Dim::Angle, 1.0),
-        "per m2" | "per m²" | "/m2" | "/m²" => (Dim::Density, 1.0),
-        "per s" | "/s" => (Dim::Rate, 1.0),
-        "per min" | "/min" => (Dim::Rate, 1.0 / 60.0),
-        "%" => (Dim::Percent, 0.01),
+        "m" => (Dim::Length, Times(1.0)),
+        "cm" => (Dim::Length, Over(100.0)),
+        "mm" => (Dim::Length, Over(1000.0)),
+        "km" => (Dim::Length, Times(1000.0)),
+        "s" => (Dim::Time, Times(1.0)),
+        "ms" => (Dim::Time, Over(1000.0)),
+        "min" => (Dim::Time, Times(60.0)),
+        "h" => (Dim::Time, Times(3600.0)),
+        "m/s" => (Dim::Speed, Times(1.0)),
+        "km/h" => (Dim::Speed, Over(3.6)),
+        "cm/s" => (Dim::Speed, Over(100.0)),
+        "deg" | "°" => (Dim::Angle, Times(std::f64::consts::PI / 180.0)),
+        "rad" => (Dim::Angle, Times(1.0)),
+        "per m2" | "per m²" | "/m2" | "/m²" => (Dim::Density, Times(1.0)),
+        "per s" | "/s" => (Dim::Rate, Times(1.0)),
+        "per min" | "/min" => (Dim::Rate, Over(60.0)),
+        "%" => (Dim::Percent, Over(100.0)),
         _ => return None,
     })
 }
@@ -109,9 +129,9 @@ pub fn si(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
                 .help(format!("write a unit ({}), e.g. `{}`", dim.units(), dim.example())))
         }
         (Some(unit), _) => {
-            let (found, factor) = unit_info(unit).expect("the grammar admits only known units");
+            let (found, scale) = unit_info(unit).expect("the grammar admits only known units");
             if found == dim {
-                let v = q.value * factor;
+                let v = scale.apply(q.value);
                 if !v.is_finite() {
                     return Err(Diagnostic::error("E022", q.span.clone(), "this quantity is too large")
                         .label(format!("overflows when converted to {}", si_unit(dim)))
@@ -153,6 +173,14 @@ mod tests {
         assert_eq!(si(&q(180.0, Some("deg")), Dim::Angle).unwrap(), std::f64::consts::PI);
         assert_eq!(si(&q(30.0, Some("per min")), Dim::Rate).unwrap(), 0.5);
         assert_eq!(si(&q(2.0, Some("/s")), Dim::Rate).unwrap(), 2.0);
+    }
+
+    #[test]
+    fn a_whole_number_of_a_smaller_unit_is_the_double_nearest_its_si_value() {
+        assert_eq!(si(&q(35.0, Some("cm")), Dim::Length).unwrap(), 0.35);
+        assert_eq!(si(&q(70.0, Some("%")), Dim::Percent).unwrap(), 0.7);
+        assert_eq!(si(&q(7.0, Some("ms")), Dim::Time).unwrap(), 0.007);
+        assert_eq!(si(&q(35.0, Some("cm/s")), Dim::Speed).unwrap(), 0.35);
     }
 
     #[test]

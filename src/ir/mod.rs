@@ -515,25 +515,12 @@ pub enum MapVia {
     Sketch(Vec<Vec2>),
 }
 
-#[derive(Clone, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Behaviour {
     pub name: String,
     pub body: BehaviourBody,
     /// State variables of each agent of the behaviour, indexed by their place here.
     pub vars: Vec<Var>,
-}
-
-// By hand so that a behaviour without vars prints as it did before vars
-// existed: `crowd ir` is a stable text form.
-impl std::fmt::Debug for Behaviour {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("Behaviour");
-        d.field("name", &self.name).field("body", &self.body);
-        if !self.vars.is_empty() {
-            d.field("vars", &self.vars);
-        }
-        d.finish()
-    }
 }
 
 /// A per-agent state variable (Durupınar's internal states such as fear):
@@ -743,6 +730,18 @@ impl PlannerKind {
             PlannerKind::Straight => "straight",
             PlannerKind::TreePaths => "tree_paths",
             PlannerKind::AStar => "astar",
+            PlannerKind::Bvp => "bvp",
+            PlannerKind::CtSpace => "ct_space",
+            PlannerKind::Continuum => "continuum",
+        }
+    }
+
+    /// The model (a `parameters` block of the language) whose parameters
+    /// the planner's per-action overrides set.
+    pub fn param_model(self) -> &'static str {
+        match self {
+            PlannerKind::Straight | PlannerKind::TreePaths => "space_colonization",
+            PlannerKind::AStar => "semantic_groups",
             PlannerKind::Bvp => "bvp",
             PlannerKind::CtSpace => "ct_space",
             PlannerKind::Continuum => "continuum",
