@@ -287,16 +287,19 @@ mod tests {
 
     use super::*;
 
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    /// The `.crowd` files under a folder, in path order.
+    pub(crate) fn crowd_files(dir: &Path) -> Vec<PathBuf> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
         entries.sort();
+        let mut out = Vec::new();
         for p in entries {
             if p.is_dir() {
-                files(&p, out);
+                out.extend(crowd_files(&p));
             } else if p.extension().is_some_and(|e| e == "crowd") {
                 out.push(p);
             }
         }
+        out
     }
 
     /// Every question at every seventh offset of every scenario and fixture,
@@ -304,9 +307,8 @@ mod tests {
     #[test]
     fn any_question_anywhere_is_answered() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut all = Vec::new();
-        files(&root.join("scenarios"), &mut all);
-        files(&root.join("tests/fixtures"), &mut all);
+        let mut all = crowd_files(&root.join("scenarios"));
+        all.extend(crowd_files(&root.join("tests/fixtures")));
         let uri: Uri = "file:///t.crowd".parse().unwrap();
         for path in all {
             let text = std::fs::read_to_string(&path).unwrap();

@@ -102,22 +102,11 @@ fn symbol_kind(kind: Kind) -> SymbolKind {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use super::*;
     use crate::lsp::position::Encoding;
-
-    fn crowd_files(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                crowd_files(&p, out);
-            } else if p.extension().is_some_and(|e| e == "crowd") {
-                out.push(p);
-            }
-        }
-    }
+    use crate::lsp::tests::crowd_files;
 
     fn apply(doc: &Document, edits: &[TextEdit]) -> String {
         let mut text = doc.text().to_string();
@@ -136,9 +125,8 @@ mod tests {
     #[test]
     fn renaming_any_name_changes_nothing_but_the_name() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        crowd_files(&root.join("scenarios"), &mut files);
-        crowd_files(&root.join("tests/fixtures/ok"), &mut files);
+        let mut files = crowd_files(&root.join("scenarios"));
+        files.extend(crowd_files(&root.join("tests/fixtures/ok")));
         let (mut renamed, mut refused) = (0, 0);
         for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
