@@ -177,8 +177,15 @@ pub enum PlanError {
 
 impl Plan {
     /// Checks each setting's values one at a time, then every combination,
-    /// compiled as a scenario is; nothing is kept of the programs.
-    pub fn new(file: SourceFile, settings: Vec<Setting>, seeds: Seeds) -> Result<Plan, Vec<PlanError>> {
+    /// compiled as a scenario is; nothing is kept of the programs. A value's
+    /// warnings are reported unless the file itself has them
+    /// (`own_warnings`, from the compile that loaded it).
+    pub fn new(
+        file: SourceFile,
+        own_warnings: &[Diagnostic],
+        settings: Vec<Setting>,
+        seeds: Seeds,
+    ) -> Result<Plan, Vec<PlanError>> {
         let (tree, _) = crate::syntax::parse(&file.text);
         let mut errors = Vec::new();
         for (k, s) in settings.iter().enumerate() {
@@ -199,17 +206,15 @@ impl Plan {
         }
         let keys = settings.iter().map(|s| s.key.clone()).collect();
         let list = RunList { seeds, keys, values: Vec::new() };
-        let own: Vec<String> = match crate::compile(&file) {
-            Ok(c) => c.warnings.into_iter().map(|w| w.message).collect(),
-            Err(_) => Vec::new(),
-        };
+        let own: Vec<&str> = own_warnings.iter().map(|w| w.message.as_str()).collect();
         let mut plan = Plan { file, tree, settings, values: Vec::new(), list, warnings: Vec::new() };
         for s in &plan.settings {
             let mut checked: Vec<Value> = Vec::new();
             for v in &s.values {
                 match plan.compile_with(&[(s, v.as_str())]) {
                     Ok((program, variant, warnings)) => {
-                        let new: Vec<Diagnostic> = warnings.into_iter().filter(|w| !own.contains(&w.message)).collect();
+                        let new: Vec<Diagnostic> =
+                            warnings.into_iter().filter(|w| !own.contains(&w.message.as_str())).collect();
                         if !new.is_empty() {
                             plan.warnings.push((variant, new));
                         }

@@ -117,7 +117,7 @@ pub fn batch(args: BatchArgs) -> ExitCode {
 /// Reads the scenario and checks the run list: every `--set` key and value,
 /// and each parameter point against the limits, before anything runs.
 pub(crate) fn load_plan(path: &Path, sets: &[String], seeds: Seeds, limits: (f64, f64)) -> Result<Plan, Failure> {
-    let (file, _) = super::load(path)?;
+    let (file, compiled) = super::load(path)?;
     let (tree, _) = crate::syntax::parse(&file.text);
     let mut usage = Vec::new();
     let mut settings = Vec::new();
@@ -130,7 +130,7 @@ pub(crate) fn load_plan(path: &Path, sets: &[String], seeds: Seeds, limits: (f64
     if !usage.is_empty() {
         return Err(Failure::io(usage.join("\nerror: ")));
     }
-    let plan = Plan::new(file, settings, seeds).map_err(|errors| {
+    let plan = Plan::new(file, &compiled.warnings, settings, seeds).map_err(|errors| {
         let plain = !super::stderr_is_terminal();
         let mut usage = Vec::new();
         for e in errors {
