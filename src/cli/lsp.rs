@@ -12,7 +12,8 @@ pub struct LspArgs {
 }
 
 pub fn lsp(_: LspArgs) -> ExitCode {
-    match crate::lsp::serve_stdio() {
+    let max = super::MAX_INPUT_BYTES.load(std::sync::atomic::Ordering::Relaxed);
+    match crate::lsp::serve_stdio(usize::try_from(max).unwrap_or(usize::MAX)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: crowd lsp: {e}");

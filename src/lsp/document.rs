@@ -18,8 +18,30 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(name: &str, text: String, encoding: Encoding) -> Self {
+    /// The file checked, unless it is larger than `max_bytes`: then one
+    /// error says so and nothing else is known of it.
+    pub fn new(name: &str, text: String, encoding: Encoding, max_bytes: usize) -> Self {
         let file = SourceFile::new(name, text.as_str());
+        if text.len() > max_bytes {
+            let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
+            let too_large = Diagnostic::error(
+                "E004",
+                0..0,
+                format!(
+                    "this file is {:.1} MB, larger than the {:.0} MB a scenario may be",
+                    mb(text.len()),
+                    mb(max_bytes)
+                ),
+            )
+            .help("split it, or start the server with `crowd lsp --max-input-mb MB`");
+            return Document {
+                lines: Lines::new(&text, encoding),
+                file,
+                diagnostics: vec![too_large],
+                symbols: Symbols::default(),
+                tree: ast::File { items: Vec::new(), broken: Vec::new() },
+            };
+        }
         let analysis = analyse(&file);
         let diagnostics = match analysis.outcome {
             Ok(compiled) => compiled.warnings,
@@ -40,7 +62,7 @@ impl Document {
 
     /// The text after the client's changes, each applied to the text the
     /// previous one left (a change without a range replaces everything).
-    pub fn changed(&self, changes: Vec<TextDocumentContentChangeEvent>, encoding: Encoding) -> Self {
+    pub fn changed(&self, changes: Vec<TextDocumentContentChangeEvent>, encoding: Encoding, max_bytes: usize) -> Self {
         let mut text = self.text().to_string();
         for change in changes {
             match change.range {
@@ -51,7 +73,7 @@ impl Document {
                 }
             }
         }
-        Document::new(&self.file.name, text, encoding)
+        Document::new(&self.file.name, text, encoding, max_bytes)
     }
 
     /// The byte span of the name, keyword or number under (or just before)

@@ -36,17 +36,18 @@ use crate::diag::{Diagnostic, Severity};
 use document::Document;
 use position::Encoding;
 
-/// Serves one client on stdin and stdout until it says `exit`.
-pub fn serve_stdio() -> Result<(), String> {
+/// Serves one client on stdin and stdout until it says `exit`; files larger
+/// than `max_bytes` are not checked.
+pub fn serve_stdio(max_bytes: usize) -> Result<(), String> {
     let (connection, threads) = Connection::stdio();
-    serve(&connection)?;
+    serve(&connection, max_bytes)?;
     drop(connection);
     threads.join().map_err(|e| e.to_string())
 }
 
 /// Serves one client on a connection: the handshake, then every message
 /// until the client shuts the server down.
-pub fn serve(connection: &Connection) -> Result<(), String> {
+pub fn serve(connection: &Connection, max_bytes: usize) -> Result<(), String> {
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
     let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
     let offered = (params.capabilities.general.as_ref()).and_then(|g| g.position_encodings.as_ref());
@@ -59,7 +60,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         "serverInfo": ServerInfo { name: "crowd".into(), version: Some(env!("CARGO_PKG_VERSION").into()) },
     });
     connection.initialize_finish(id, result).map_err(|e| e.to_string())?;
-    let mut server = Server { connection, encoding, docs: BTreeMap::new() };
+    let mut server = Server { connection, encoding, max_bytes, docs: BTreeMap::new() };
     for message in &connection.receiver {
         match message {
             Message::Request(req) => {
@@ -106,6 +107,7 @@ type Failed = (ErrorCode, String);
 struct Server<'c> {
     connection: &'c Connection,
     encoding: Encoding,
+    max_bytes: usize,
     docs: BTreeMap<Uri, Document>,
 }
 
@@ -121,7 +123,8 @@ impl Server<'_> {
                 let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD) else {
                     return;
                 };
-                let doc = Document::new(&file_name(&p.text_document.uri), p.text_document.text, self.encoding);
+                let name = file_name(&p.text_document.uri);
+                let doc = Document::new(&name, p.text_document.text, self.encoding, self.max_bytes);
                 self.open(p.text_document.uri, Some(p.text_document.version), doc);
             }
             DidChangeTextDocument::METHOD => {
@@ -130,7 +133,7 @@ impl Server<'_> {
                 };
                 let uri = p.text_document.uri;
                 let Some(doc) = self.docs.get(&uri) else { return };
-                let doc = doc.changed(p.content_changes, self.encoding);
+                let doc = doc.changed(p.content_changes, self.encoding, self.max_bytes);
                 self.open(uri, Some(p.text_document.version), doc);
             }
             DidCloseTextDocument::METHOD => {
@@ -312,7 +315,7 @@ mod tests {
         let uri: Uri = "file:///t.crowd".parse().unwrap();
         for path in all {
             let text = std::fs::read_to_string(&path).unwrap();
-            let doc = Document::new("t.crowd", text, Encoding::Utf16);
+            let doc = Document::new("t.crowd", text, Encoding::Utf16, usize::MAX);
             let _ = format(&doc);
             let _ = navigate::outline(&doc);
             for offset in (0..=doc.text().len()).step_by(7) {
@@ -340,7 +343,7 @@ mod tests {
     #[test]
     fn bad_requests_get_errors_and_the_server_goes_on() {
         let (server, client) = Connection::memory();
-        let serving = std::thread::spawn(move || serve(&server));
+        let serving = std::thread::spawn(move || serve(&server, 200));
         let send = |m: Message| client.sender.send(m).unwrap();
         let answer = |id: i32| loop {
             match client.receiver.recv().unwrap() {
@@ -366,6 +369,17 @@ mod tests {
         send(request(6, "textDocument/definition", at(1, 10)));
         let found = answer(6).unwrap();
         assert_eq!(found["range"]["start"], json!({ "line": 1, "character": 9 }), "{found}");
+        // Larger than the server's limit (200 bytes here): one error, nothing checked.
+        let big = json!({ "uri": "file:///big.crowd", "languageId": "crowd", "version": 1, "text": "x".repeat(201) });
+        send(notify("textDocument/didOpen", json!({ "textDocument": big })));
+        let published = loop {
+            match client.receiver.recv().unwrap() {
+                Message::Notification(n) if n.params["uri"] == "file:///big.crowd" => break n.params,
+                _ => {}
+            }
+        };
+        assert_eq!(published["diagnostics"].as_array().unwrap().len(), 1, "{published}");
+        assert_eq!(published["diagnostics"][0]["code"], "E004", "{published}");
         send(request(7, "shutdown", Value::Null));
         assert!(answer(7).is_ok());
         send(notify("exit", Value::Null));

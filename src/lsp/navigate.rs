@@ -130,7 +130,7 @@ mod tests {
         let (mut renamed, mut refused) = (0, 0);
         for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
-            let doc = Document::new(&path.display().to_string(), text, Encoding::Utf16);
+            let doc = Document::new(&path.display().to_string(), text, Encoding::Utf16, usize::MAX);
             let Ok(before) = crate::compile(&doc.file) else { continue };
             let before = crate::ir::to_text(&before.program);
             for (i, symbol) in doc.symbols.symbols.iter().enumerate() {
@@ -158,7 +158,7 @@ mod tests {
     fn a_rename_that_would_clash_or_is_no_name_is_refused() {
         let text = "world { bounds (0 m, 0 m) to (9 m, 9 m)\n region a rect (0 m, 0 m) to (1 m, 1 m)\n \
                     region b rect (2 m, 2 m) to (3 m, 3 m) }";
-        let doc = Document::new("t.crowd", text.into(), Encoding::Utf8);
+        let doc = Document::new("t.crowd", text.into(), Encoding::Utf8, usize::MAX);
         let a = text.find("a rect").unwrap();
         assert!(rename(&doc, a, "b").unwrap_err().contains("already a region"));
         assert!(rename(&doc, a, "region").unwrap_err().contains("keyword"));
