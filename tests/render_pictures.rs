@@ -169,3 +169,120 @@ behaviour go { seek goal using straight }
     assert!((700..1500).contains(&dots), "{dots} markers");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// The `<text>` elements of the SVG's legend box.
+fn legend_texts(svg: &str) -> Vec<String> {
+    let legend = &svg[svg.find("<g id=\"legend\"").expect("a legend box")..];
+    let legend = &legend[..legend.find("</g>").unwrap()];
+    legend
+        .split("<text ")
+        .skip(1)
+        .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string())
+        .collect()
+}
+
+/// The `data-box` of every placed name: x, y, width, height, px.
+fn name_boxes(svg: &str) -> Vec<[f64; 4]> {
+    svg.split("data-box=\"")
+        .skip(1)
+        .map(|t| {
+            let v: Vec<f64> = t[..t.find('"').unwrap()].split(' ').map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2], v[3]]
+        })
+        .collect()
+}
+
+fn overlap(a: &[f64; 4], b: &[f64; 4]) -> bool {
+    a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
+}
+
+#[test]
+fn the_legend_names_every_symbol_drawn_and_a_scale() {
+    let dir = temp_dir("render-legend");
+    run(&dir, "counter_flow");
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "flow.svg"]));
+    let svg = fs::read_to_string(dir.join("flow.svg")).unwrap();
+    // Two regions, each the spawn of one population and the goal of the other.
+    assert_eq!(svg.matches("<g class=\"spawn\"><title>").count(), 2);
+    assert_eq!(svg.matches("<g class=\"goal\"><title>").count(), 2);
+    assert!(svg.contains("<title>spawn of eastward: region west_end</title>"));
+    assert!(svg.contains("<title>goal of westward: region west_end</title>"));
+    // 1168 px of map over 40 m: 29.2 px/m, so the longest round length under 100 px is 2 m.
+    let texts = legend_texts(&svg);
+    assert_eq!(texts, ["eastward", "westward", "start", "end", "region", "spawn", "goal", "2 m"]);
+    assert!(svg.contains("data-entries=\"8\""));
+    let at = svg.find("<path id=\"scale-bar\" d=\"").unwrap() + "<path id=\"scale-bar\" d=\"".len();
+    let d: Vec<f64> = svg[at..at + svg[at..].find('"').unwrap()]
+        .split(['M', 'V', 'H', ','])
+        .skip(1)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let (x0, x1) = (d[0], d[3]);
+    assert!(((x1 - x0) - 58.4).abs() < 0.11, "2 m at 29.2 px/m: {}", x1 - x0);
+
+    // The party: obstacles, objects, a space, the gate as spawn and exit.
+    run(&dir, "party");
+    ok(&crowd(&dir, &["render", "party.crowd", "party.csv", "-o", "party.svg", "--frame", "100"]));
+    let svg = fs::read_to_string(dir.join("party.svg")).unwrap();
+    let texts = legend_texts(&svg);
+    for want in [
+        "guests",
+        "body, tick: heading",
+        "trail: last 4 s",
+        "region",
+        "space",
+        "obstacle",
+        "object (provides)",
+        "spawn",
+        "goal",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "legend has {want}: {texts:?}");
+    }
+    assert!(texts.last().unwrap().ends_with(" m"), "a scale last: {texts:?}");
+    assert!(!texts.iter().any(|t| t == "start" || t == "door" || t == "markers"), "only what is drawn: {texts:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn names_do_not_overlap() {
+    let dir = temp_dir("render-names");
+    // Names crowded on purpose: regions stacked on one spot, an obstacle too
+    // small for its name, objects side by side.
+    fs::write(
+        dir.join("crowded.crowd"),
+        "scenario crowded { seed 1; duration 2 s; step 1/4 s }
+world {
+  bounds (0 m, 0 m) to (20 m, 10 m)
+  region first_region_with_a_long_name rect (1 m, 1 m) to (5 m, 5 m)
+  region second_region_here rect (1.2 m, 1.2 m) to (5 m, 5 m)
+  region third rect (1.4 m, 1.4 m) to (4 m, 4 m)
+  obstacle a_pillar_with_a_long_name circle (10 m, 5 m) radius 0.3 m
+  obstacle another_pillar circle (11 m, 5 m) radius 0.3 m
+}
+space hall rect (0 m, 0 m) to (20 m, 10 m) {
+  object lamp at (15 m, 5 m) provides light
+  object desk at (15.5 m, 5 m) provides work
+  object chair at (16 m, 5 m) provides rest
+}
+population p { count 3; spawn in third; goal (18 m, 8 m); behaviour go }
+behaviour go { seek goal using straight }
+",
+    )
+    .unwrap();
+    ok(&crowd(&dir, &["run", "crowded.crowd", "--out", "c.csv"]));
+    for width in ["400", "1200"] {
+        ok(&crowd(&dir, &["render", "crowded.crowd", "c.csv", "-o", "c.svg", "--width", width]));
+        let svg = fs::read_to_string(dir.join("c.svg")).unwrap();
+        let boxes = name_boxes(&svg);
+        let at = svg.find("data-names=\"").unwrap() + "data-names=\"".len();
+        let names: usize = svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap();
+        assert_eq!(names, 9, "regions, obstacles, objects and the space");
+        assert!(boxes.len() >= 6, "{width} px: {} of {names} names placed", boxes.len());
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                assert!(!overlap(a, b), "{width} px: {a:?} overlaps {b:?}");
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

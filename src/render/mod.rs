@@ -11,6 +11,9 @@
 //! - the world is drawn in scenario units (metres) mapped to pixels with y up.
 
 pub mod colour;
+pub mod labels;
+pub mod legend;
+pub mod places;
 pub mod png;
 pub mod svg;
 pub mod view;
