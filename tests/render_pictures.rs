@@ -1,5 +1,6 @@
 //! `crowd render`: SVG and PNG pictures of real runs, checked by their content
-//! (elements in the SVG, pixels of the population colours in the PNG).
+//! (elements in the SVG, pixels of the population colours in the PNG), and
+//! animated GIFs, read back by the `gif` crate.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -120,7 +121,7 @@ fn bad_requests_are_clear_errors() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/basics/party.crowd");
     fs::copy(src, dir.join("party.crowd")).unwrap();
     let cases: [(&[&str], &str); 6] = [
-        (&["render", "pillars.crowd", "pillars.csv", "-o", "x.jpg"], "must end in .svg or .png"),
+        (&["render", "pillars.crowd", "pillars.csv", "-o", "x.jpg"], "must end in .svg, .png or .gif"),
         (
             &["render", "pillars.crowd", "pillars.csv", "-o", "x.svg", "--frame", "500"],
             "past the trace's last frame, 80",
@@ -284,5 +285,119 @@ behaviour go { seek goal using straight }
             }
         }
     }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A GIF frame's delay (cs), width and height (px).
+type GifFrame = (u16, u16, u16);
+
+/// The frames of a GIF, and its size.
+fn read_gif(path: &Path) -> ((u16, u16), Vec<GifFrame>) {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options.read_info(fs::File::open(path).unwrap()).expect("a GIF");
+    let size = (decoder.width(), decoder.height());
+    let mut frames = Vec::new();
+    while let Some(f) = decoder.read_next_frame().expect("a frame") {
+        frames.push((f.delay, f.width, f.height));
+    }
+    (size, frames)
+}
+
+#[test]
+fn a_gif_plays_the_run() {
+    let dir = temp_dir("render-gif");
+    run(&dir, "counter_flow");
+    let started = std::time::Instant::now();
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "flow.gif"]));
+    let took = started.elapsed();
+    let bytes = fs::read(dir.join("flow.gif")).unwrap();
+    eprintln!("counter_flow: 46 frames at 640 px in {took:?}, {} kB", bytes.len() / 1024);
+    let ((w, h), frames) = read_gif(&dir.join("flow.gif"));
+    assert_eq!(w, 640);
+    assert!((200..400).contains(&h), "{h} px high");
+    assert_eq!(frames.len(), 46, "every frame of the trace");
+    // Real time: a frame a second; the last one held a second more.
+    assert!(frames[..45].iter().all(|f| f.0 == 100), "{frames:?}");
+    assert_eq!(frames[45].0, 200);
+    // The first frame is whole; the others only what changed.
+    assert_eq!((frames[0].1, frames[0].2), (w, h));
+    assert!(frames[1..].iter().all(|f| u32::from(f.1) * u32::from(f.2) < u32::from(w) * u32::from(h)));
+    // The same trace and options, the same bytes.
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "again.gif"]));
+    assert!(fs::read(dir.join("again.gif")).unwrap() == bytes, "two runs of the same GIF differ");
+
+    // Options: a stride, a frame rate, a width, a time range.
+    ok(&crowd(
+        &dir,
+        &[
+            "render",
+            "counter_flow.crowd",
+            "counter_flow.csv",
+            "-o",
+            "s.gif",
+            "--every",
+            "5",
+            "--fps",
+            "4",
+            "--width",
+            "300",
+            "--to",
+            "30",
+        ],
+    ));
+    let ((w, _), frames) = read_gif(&dir.join("s.gif"));
+    assert_eq!(w, 300);
+    assert_eq!(frames.len(), 7, "frames 0, 5, ..., 30");
+    assert!(frames[..6].iter().all(|f| f.0 == 25), "{frames:?}");
+    // 3 frames a second do not divide 100 cs: delays of 33 and 34 keep the clock.
+    ok(&crowd(&dir, &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "t.gif", "--fps", "3", "--to", "5"]));
+    let (_, frames) = read_gif(&dir.join("t.gif"));
+    let delays: Vec<u16> = frames.iter().map(|f| f.0).collect();
+    assert_eq!(delays, [33, 34, 33, 33, 34, 133]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_gif_too_large_or_badly_asked_for_is_refused() {
+    let dir = temp_dir("render-gif-bad");
+    run(&dir, "counter_flow");
+    let cases: [(&[&str], &str); 6] = [
+        // 46 frames of 20,000 × ~6,000 px.
+        (
+            &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "x.gif", "--width", "20000"],
+            "the GIF would hold 46 frames of 20000 × ",
+        ),
+        (
+            &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "x.gif", "--frame", "3"],
+            "--frame draws one picture",
+        ),
+        (&["render", "counter_flow.crowd", "counter_flow.csv", "-o", "x.gif", "--fps", "80"], "not a frame rate"),
+        (&["render", "counter_flow.crowd", "counter_flow.csv", "-o", "x.png", "--every", "3"], "are for a GIF"),
+        // A folder that cannot be: its parent is a file.
+        (
+            &["render", "counter_flow.crowd", "counter_flow.csv", "-o", "counter_flow.crowd/x.gif"],
+            "cannot write counter_flow.crowd/x.gif",
+        ),
+        (&["render", "counter_flow.crowd", "counter_flow.csv", "-o", "x.gif", "--from", "60"], "no recorded frame"),
+    ];
+    for (args, want) in cases {
+        let started = std::time::Instant::now();
+        let o = crowd(&dir, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!dir.join("x.gif").exists() && !dir.join("x.png").exists());
+        if want.starts_with("the GIF would hold") {
+            assert!(err.contains("million pixels") && err.contains("--every"), "{err}");
+            assert!(started.elapsed().as_secs() < 10, "refused before drawing the frames");
+        }
+    }
+    // Never over an input: a GIF named as the trace is refused.
+    fs::copy(dir.join("counter_flow.csv"), dir.join("trace.gif")).unwrap();
+    let o = crowd(&dir, &["render", "counter_flow.crowd", "trace.gif", "-o", "trace.gif"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is an input of this command"));
+    assert!(fs::read(dir.join("trace.gif")).unwrap() == fs::read(dir.join("counter_flow.csv")).unwrap());
     let _ = fs::remove_dir_all(&dir);
 }
