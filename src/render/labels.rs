@@ -62,15 +62,28 @@ impl PxBox {
     }
 }
 
-/// Average advance of a sans-serif glyph, in ems: DejaVu Sans, the widest of
-/// the fonts the pictures name, averages about 0.6 over lower-case names.
-pub const CHAR_EM: f64 = 0.62;
+/// The advance of a character in ems, about DejaVu Sans's (the widest of
+/// the fonts the pictures name, so other fonts' text fits the box): names
+/// are mostly lower-case letters, digits and underscores.
+fn advance(c: char) -> f64 {
+    match c {
+        'i' | 'j' | 'l' | 'I' | 'J' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' => 0.32,
+        'f' | 't' | 'r' | ' ' | '(' | ')' | '[' | ']' | '-' => 0.42,
+        'm' | 'M' | 'W' => 1.0,
+        'w' => 0.84,
+        c if c.is_ascii_uppercase() => 0.8,
+        c if c.is_ascii() => 0.64,
+        // Anything else (accents, other scripts) as a capital.
+        _ => 0.8,
+    }
+}
+
 /// Line box height, in ems.
 pub const LINE_EM: f64 = 1.25;
 
-/// The box a text of `chars` characters at `size` px takes, estimated.
-pub fn text_size(chars: usize, size: f64) -> (f64, f64) {
-    (chars as f64 * size * CHAR_EM, size * LINE_EM)
+/// The box `text` takes at `size` px, estimated, px.
+pub fn text_size(text: &str, size: f64) -> (f64, f64) {
+    (text.chars().map(advance).sum::<f64>() * size, size * LINE_EM)
 }
 
 /// A name to place.
@@ -179,7 +192,7 @@ mod tests {
     use super::*;
 
     fn label(x: f64, y: f64, chars: usize) -> Label {
-        let (w, h) = text_size(chars, 10.0);
+        let (w, h) = text_size(&"n".repeat(chars), 10.0);
         Label {
             w,
             h,

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::labels::text_size;
 use super::places::{Kind, Mark};
 use super::{n1, world, xml};
 use crate::ir::Program;
@@ -164,7 +165,7 @@ impl Entry {
 
     /// Width of the entry with its text and the gap after it, px.
     fn width(&self) -> f64 {
-        self.mark_width() + 5.0 + 6.5 * self.text().chars().count() as f64 + 14.0
+        self.mark_width() + 5.0 + text_size(&self.text(), 12.0).0 + 12.0
     }
 }
 

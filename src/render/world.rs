@@ -193,7 +193,7 @@ struct Name {
 
 impl Name {
     fn new(text: String, candidates: Vec<(f64, f64)>, anchor: (f64, f64), fills: Vec<&'static str>) -> Name {
-        let (w, h) = text_size(text.chars().count(), NAME_SIZE);
+        let (w, h) = text_size(&text, NAME_SIZE);
         Name { text, label: Label { w, h, candidates, anchor }, fills }
     }
 }
@@ -245,13 +245,13 @@ pub fn draw_labels(out: &mut String, f: &Frame, program: &Program, marks: &[Mark
 
     // In order of precedence: the smallest things first, whose names have
     // the fewest good places.
-    let (_, lh) = text_size(0, NAME_SIZE);
+    let (_, lh) = text_size("", NAME_SIZE);
     let mut names: Vec<Name> = Vec::new();
     for o in &program.objects {
         let provides: Vec<&str> = o.provides.iter().map(|r| program.resources[r.index()].as_str()).collect();
         let text = if provides.is_empty() { o.name.clone() } else { format!("{} ({})", o.name, provides.join(", ")) };
         let (x, y) = (f.x(o.position.x), f.y(o.position.y));
-        let (tw, _) = text_size(text.chars().count(), NAME_SIZE);
+        let (tw, _) = text_size(&text, NAME_SIZE);
         let c = vec![
             (x + 8.0, y - lh / 2.0),
             (x - 8.0 - tw, y - lh / 2.0),
@@ -263,7 +263,7 @@ pub fn draw_labels(out: &mut String, f: &Frame, program: &Program, marks: &[Mark
     for o in &w.obstacles {
         let (l, t, r, b) = pixel_box(f, &o.shape);
         let (cx, cy) = ((l + r) / 2.0, (t + b) / 2.0);
-        let (tw, _) = text_size(o.name.chars().count(), NAME_SIZE);
+        let (tw, _) = text_size(&o.name, NAME_SIZE);
         // Inside only when the name fits across the obstacle.
         let mut c = Vec::new();
         let mut fills = Vec::new();
@@ -281,19 +281,19 @@ pub fn draw_labels(out: &mut String, f: &Frame, program: &Program, marks: &[Mark
         names.push(Name::new(o.name.clone(), c, (cx, cy), fills));
     }
     for r in &w.regions {
-        let (tw, _) = text_size(r.name.chars().count(), NAME_SIZE);
+        let (tw, _) = text_size(&r.name, NAME_SIZE);
         let c = area_candidates(f, &r.shape, tw, lh);
         let (l, t, _, _) = pixel_box(f, &r.shape);
         names.push(Name::new(r.name.clone(), c, (l + 3.0, t + 3.0), vec!["#8a6d00"; 7]));
     }
     for s in &w.shapes {
-        let (tw, _) = text_size(s.name.chars().count(), NAME_SIZE);
+        let (tw, _) = text_size(&s.name, NAME_SIZE);
         let c = area_candidates(f, &s.shape, tw, lh);
         let (l, t, _, _) = pixel_box(f, &s.shape);
         names.push(Name::new(s.name.clone(), c, (l + 3.0, t + 3.0), vec!["#555555"; 7]));
     }
     for s in &program.spaces {
-        let (tw, _) = text_size(s.name.chars().count(), NAME_SIZE);
+        let (tw, _) = text_size(&s.name, NAME_SIZE);
         let (l, t, r, b) = pixel_box(f, &s.shape);
         let c =
             vec![(r - 3.0 - tw, b - 3.0 - lh), (l + 3.0, b - 3.0 - lh), (r - 3.0 - tw, t + 3.0), (l + 3.0, t + 3.0)];
