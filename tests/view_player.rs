@@ -1,6 +1,8 @@
 //! `crowd view`: the HTML player is one self-contained file, loads in
-//! headless Chromium, shows the frame named in the address, plays, and draws
-//! 10,000 agents quickly.
+//! headless Chromium, shows the frame named in the address, plays (the
+//! address following), draws spawns, goals, names that do not overlap, a
+//! scale bar and a chart that marks the frame and seeks, and draws 10,000
+//! agents quickly.
 //!
 //! Chromium (`chromium`, `chromium-browser`, `google-chrome`, or the path in
 //! `CROWD_CHROMIUM`) is needed for the browser tests. Without it they are
@@ -99,7 +101,19 @@ fn the_page_is_self_contained_and_stable() {
     let html = fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<title>counter_flow · flow.csv</title>"));
-    for outside in ["http://", "https://", "<link", " src=", "fetch(", "XMLHttpRequest", "import "] {
+    for outside in [
+        "http://",
+        "https://",
+        "<link",
+        " src=",
+        "fetch(",
+        "XMLHttpRequest",
+        "import ",
+        "import(",
+        "url(",
+        "<img",
+        "new Image",
+    ] {
         assert!(!html.contains(outside), "the page refers outside itself: {outside}");
     }
     // The embedded data parses and describes the run.
@@ -110,6 +124,32 @@ fn the_page_is_self_contained_and_stable() {
     assert_eq!(data["agents"]["n"], 120);
     assert_eq!(data["rows"]["n"], 5520);
     assert_eq!(data["populations"], serde_json::json!(["eastward", "westward"]));
+    // Spawns and goals: each end region is one population's spawn and the other's goal.
+    let marks: Vec<(&str, &str)> = data["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["k"].as_str().unwrap(), m["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("spawn", "spawn of eastward: region west_end"),
+            ("spawn", "spawn of westward: region east_end"),
+            ("goal", "goal of eastward: region east_end"),
+            ("goal", "goal of westward: region west_end"),
+        ]
+    );
+    // The chart's series, one value a frame: everyone is alive throughout.
+    let chart = &data["chart"];
+    for key in ["alive", "speed", "density"] {
+        assert_eq!(chart[key].as_array().unwrap().len(), 46, "{key}");
+    }
+    assert!(chart["alive"].as_array().unwrap().iter().all(|n| n == 120));
+    let speed: Vec<f64> = chart["speed"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(speed[10] > 0.8 && speed[10] < 1.6, "mean speed while walking: {}", speed[10]);
+    let density: Vec<f64> = chart["density"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(density.iter().all(|d| *d >= 1.0 / std::f64::consts::PI - 1e-3), "each agent counts itself");
     // Same inputs, same bytes.
     let o = crowd(&dir, &["view", "flow.crowd", "flow.csv", "-o", "again.html"]);
     assert!(o.status.success());
@@ -159,6 +199,38 @@ fn the_player_shows_frames_and_plays_in_chromium() {
     let dom = headless(&browser, &profile, &["--dump-dom", "--virtual-time-budget=2000"], &url(&page, "frame=20"));
     assert_eq!(body_attr(&dom, "ready").as_deref(), Some("1"), "the script ran to the end");
     assert_eq!(body_attr(&dom, "frame").as_deref(), Some("20"));
+    // A scale bar of a round length, at most 100 px long.
+    let scale = body_attr(&dom, "scale").expect("a scale bar");
+    let metres: f64 = scale.strip_suffix(" m").expect("in metres").parse().unwrap();
+    let mut mantissa = metres;
+    while mantissa >= 10.0 {
+        mantissa /= 10.0;
+    }
+    while mantissa < 1.0 {
+        mantissa *= 10.0;
+    }
+    assert!([1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9), "a round length: {scale}");
+    let px: f64 = body_attr(&dom, "scale-px").unwrap().parse().unwrap();
+    assert!(px > 40.0 && px <= 100.0, "{scale} is {px} px");
+    assert!(dom.contains(&format!("<span id=\"scale-label\">{scale}</span>")));
+    // Spawns and goals drawn; both regions named.
+    assert_eq!(body_attr(&dom, "spawns").as_deref(), Some("2"));
+    assert_eq!(body_attr(&dom, "goals").as_deref(), Some("2"));
+    assert_eq!(body_attr(&dom, "labels").as_deref(), Some("2/2"));
+    // The chart has a point a frame and marks the frame shown.
+    assert_eq!(body_attr(&dom, "chart-points").as_deref(), Some("46"));
+    assert_eq!(body_attr(&dom, "chart-frame").as_deref(), Some("20"));
+    assert!(dom.contains("mean speed ") && dom.contains("mean local density "), "the chart's key");
+    // Clicking the chart at 40% of its width seeks to frame 18 of 0–45.
+    let dom = headless(
+        &browser,
+        &profile,
+        &["--dump-dom", "--virtual-time-budget=1000"],
+        &url(&page, "frame=5&chart-click=0.4"),
+    );
+    assert_eq!(body_attr(&dom, "frame").as_deref(), Some("18"));
+    assert_eq!(body_attr(&dom, "chart-frame").as_deref(), Some("18"));
+    assert_eq!(body_attr(&dom, "hash").as_deref(), Some("#frame=18"));
     // Other colourings draw; hovering over an agent names it.
     for colour in ["group", "state", "speed"] {
         let dom = headless(
@@ -176,6 +248,11 @@ fn the_player_shows_frames_and_plays_in_chromium() {
     let dom = headless(&browser, &profile, &["--dump-dom", "--virtual-time-budget=5000"], &url(&page, "frame=2&play"));
     let frame: u32 = body_attr(&dom, "frame").and_then(|f| f.parse().ok()).expect("a frame number");
     assert!((4..=9).contains(&frame), "played from frame 2 to frame {frame}");
+    // The address followed while playing (written at most every 0.4 s).
+    let hash = body_attr(&dom, "hash").expect("the address was written");
+    let at: u32 = hash.strip_prefix("#frame=").and_then(|f| f.parse().ok()).expect("#frame=N");
+    assert!(at > 2 && at <= frame && at + 1 >= frame, "at frame {frame} the address says {hash}");
+    assert_eq!(body_attr(&dom, "chart-frame"), body_attr(&dom, "frame"), "the chart follows");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -222,5 +299,72 @@ behaviour go { seek goal using straight }
     // Smooth is ~16 ms; software rendering on a loaded CI machine gets slack,
     // but a per-agent slow path (seconds per frame) fails.
     assert!(mean < 250.0, "drawing 10,000 agents takes {mean} ms per frame");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `x,y,x1,y1` boxes from the page's `data-label-boxes`.
+fn label_boxes(attr: &str) -> Vec<[f64; 4]> {
+    attr.split(' ')
+        .filter(|b| !b.is_empty())
+        .map(|b| {
+            let v: Vec<f64> = b.split(',').map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2], v[3]]
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "Chromium is not installed (or set CROWD_CHROMIUM); CI runs it")]
+fn crowded_names_do_not_overlap_in_chromium() {
+    let Some(browser) = browser_or_skip("crowded_names_do_not_overlap_in_chromium") else { return };
+    let dir = temp_dir("view-names");
+    fs::write(
+        dir.join("crowded.crowd"),
+        "scenario crowded { seed 1; duration 2 s; step 1/4 s }
+world {
+  bounds (0 m, 0 m) to (20 m, 10 m)
+  region first_region_with_a_long_name rect (1 m, 1 m) to (5 m, 5 m)
+  region second_region_here rect (1.2 m, 1.2 m) to (5 m, 5 m)
+  region third rect (1.4 m, 1.4 m) to (4 m, 4 m)
+  obstacle a_pillar_with_a_long_name circle (10 m, 5 m) radius 0.3 m
+  obstacle another_pillar circle (11 m, 5 m) radius 0.3 m
+}
+space hall rect (0 m, 0 m) to (20 m, 10 m) {
+  object lamp at (15 m, 5 m) provides light
+  object desk at (15.5 m, 5 m) provides work
+  object chair at (16 m, 5 m) provides rest
+}
+population p { count 3; spawn in third; goal (18 m, 8 m); behaviour go }
+behaviour go { seek goal using straight }
+",
+    )
+    .unwrap();
+    let o = crowd(&dir, &["run", "crowded.crowd", "--out", "c.csv"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = crowd(&dir, &["view", "crowded.crowd", "c.csv", "-o", "c.html"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for size in ["1000,500", "520,400"] {
+        let dom = headless(
+            &browser,
+            &dir.join("profile"),
+            &["--dump-dom", &format!("--window-size={size}"), "--virtual-time-budget=1000"],
+            &url(&dir.join("c.html"), "frame=0"),
+        );
+        assert_eq!(body_attr(&dom, "ready").as_deref(), Some("1"));
+        let counts = body_attr(&dom, "labels").expect("names placed");
+        let (placed, total) = counts.split_once('/').unwrap();
+        assert_eq!(total, "9", "regions, obstacles, objects and the space");
+        let boxes = label_boxes(&body_attr(&dom, "label-boxes").unwrap());
+        assert_eq!(boxes.len().to_string(), placed);
+        assert!(boxes.len() >= 6, "{size}: {counts} names placed");
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let apart = a[2] <= b[0] || b[2] <= a[0] || a[3] <= b[1] || b[3] <= a[1];
+                assert!(apart, "{size}: {a:?} overlaps {b:?}");
+            }
+        }
+        assert_eq!(body_attr(&dom, "spawns").as_deref(), Some("1"));
+        assert_eq!(body_attr(&dom, "goals").as_deref(), Some("1"));
+    }
     let _ = fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,6 @@
 //! Pictures of a run: the world and the agents' paths as SVG (rasterised to
-//! PNG by resvg), and a self-contained HTML player.
+//! PNG by resvg, or frame by frame to an animated GIF), and a
+//! self-contained HTML player.
 //!
 //! Invariants:
 //! - one drawing code path: everything is drawn as SVG text; PNG is that SVG
@@ -11,6 +12,10 @@
 //! - the world is drawn in scenario units (metres) mapped to pixels with y up.
 
 pub mod colour;
+pub mod gif;
+pub mod labels;
+pub mod legend;
+pub mod places;
 pub mod png;
 pub mod svg;
 pub mod view;

@@ -45,29 +45,59 @@ fn find(dir: &Path, name: &str, depth: u32) -> Option<PathBuf> {
     subdirs.into_iter().find_map(|d| find(&d, name, depth - 1))
 }
 
+/// Reads and draws SVG with the font loaded once: a GIF rasterises every
+/// frame through one of these.
+pub struct Rasteriser {
+    opt: usvg::Options<'static>,
+    has_font: bool,
+}
+
+impl Rasteriser {
+    pub fn new() -> Rasteriser {
+        let mut opt = usvg::Options::default();
+        let font = font_file().and_then(|p| std::fs::read(p).ok());
+        let has_font = font.is_some();
+        if let Some(bytes) = font {
+            let db = opt.fontdb_mut();
+            db.load_font_data(bytes);
+            let family = db.faces().next().and_then(|f| f.families.first()).map(|(name, _)| name.clone());
+            if let Some(family) = family {
+                opt.fontdb_mut().set_sans_serif_family(family.clone());
+                opt.font_family = family;
+            }
+        }
+        Rasteriser { opt, has_font }
+    }
+
+    /// Whether text is drawn (a font was found).
+    pub fn has_font(&self) -> bool {
+        self.has_font
+    }
+
+    /// The picture's pixels.
+    pub fn pixmap(&self, svg: &str) -> Result<tiny_skia::Pixmap, String> {
+        let tree = usvg::Tree::from_str(svg, &self.opt).map_err(|e| format!("cannot read the SVG: {e}"))?;
+        let size = tree.size().to_int_size();
+        if u64::from(size.width()) * u64::from(size.height()) > MAX_PIXELS {
+            return Err(format!("the picture is too large to rasterise ({} × {} px)", size.width(), size.height()));
+        }
+        let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+            .ok_or_else(|| format!("cannot allocate a {} × {} px picture", size.width(), size.height()))?;
+        resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
+        Ok(pixmap)
+    }
+}
+
+impl Default for Rasteriser {
+    fn default() -> Self {
+        Rasteriser::new()
+    }
+}
+
 /// Rasterises SVG text to PNG bytes. The second value is false when no font
 /// was found (the picture then has no text).
 pub fn rasterise(svg: &str) -> Result<(Vec<u8>, bool), String> {
-    let mut opt = usvg::Options::default();
-    let font = font_file().and_then(|p| std::fs::read(p).ok());
-    let has_font = font.is_some();
-    if let Some(bytes) = font {
-        let db = opt.fontdb_mut();
-        db.load_font_data(bytes);
-        let family = db.faces().next().and_then(|f| f.families.first()).map(|(name, _)| name.clone());
-        if let Some(family) = family {
-            opt.fontdb_mut().set_sans_serif_family(family.clone());
-            opt.font_family = family;
-        }
-    }
-    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| format!("cannot read the SVG: {e}"))?;
-    let size = tree.size().to_int_size();
-    if u64::from(size.width()) * u64::from(size.height()) > MAX_PIXELS {
-        return Err(format!("the picture is too large to rasterise ({} × {} px)", size.width(), size.height()));
-    }
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| format!("cannot allocate a {} × {} px picture", size.width(), size.height()))?;
-    resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
-    let png = pixmap.encode_png().map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    Ok((png, has_font))
+    let r = Rasteriser::new();
+    let png = r.pixmap(svg)?.encode_png().map_err(|e| format!("cannot encode the PNG: {e}"))?;
+    Ok((png, r.has_font()))
 }

@@ -1,6 +1,6 @@
 //! The SVG picture of a run: the world, then either every agent's path over
 //! a time range (start ○, end ●) or one frame's agents as discs with a
-//! heading tick and a short trail; a title and a legend.
+//! heading tick and a short trail; a title, and a legend with a scale bar.
 
 use std::fmt::Write;
 
@@ -9,12 +9,13 @@ use crate::trace::measure::report::radii;
 use crate::trace::measure::Trace;
 
 use super::colour::{colours, Colours};
-use super::{n1, world, xml, ColourBy, Frame};
+use super::labels::PxBox;
+use super::legend::{self, Entry};
+use super::{n1, places, world, xml, ColourBy, Frame};
 
 /// Space around the picture, px.
 const MARGIN: f64 = 16.0;
 const TITLE: f64 = 30.0;
-const LEGEND_ROW: f64 = 18.0;
 /// Default picture width, px.
 pub const DEFAULT_WIDTH: u32 = 1200;
 /// Default trail behind agents in a frame picture, s.
@@ -81,13 +82,29 @@ pub fn frame_range(trace: &Trace, opts: &Options) -> Result<(usize, usize), Stri
     }
 }
 
+/// A picture: its SVG text and size, px.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub svg: String,
+    pub width: u32,
+    pub height: u32,
+}
+
 /// The picture, as SVG text.
 pub fn render(program: &Program, trace: &Trace, opts: &Options) -> Result<String, String> {
+    picture(program, trace, opts).map(|p| p.svg)
+}
+
+/// The picture and its size. Its height depends only on the scenario, the
+/// trace's colour legend and the options, never on the frame drawn, so the
+/// frames of an animation share it.
+pub fn picture(program: &Program, trace: &Trace, opts: &Options) -> Result<Picture, String> {
     let (f0, f1) = frame_range(trace, opts)?;
     let width = f64::from(opts.width.clamp(200, 20_000));
     let b = program.world.bounds;
     let map = Frame::new(b, width - 2.0 * MARGIN, Vec2::new(MARGIN, MARGIN + TITLE));
     let colours = colours(trace, program, opts.colour);
+    let marks = places::marks(program);
     let mut body = String::new();
     world::draw(&mut body, &map, program);
     draw_markers(&mut body, &map, &opts.markers);
@@ -97,7 +114,9 @@ pub fn render(program: &Program, trace: &Trace, opts: &Options) -> Result<String
         let per_segment = matches!(opts.colour, ColourBy::State | ColourBy::Speed);
         draw_paths(&mut body, &map, trace, &colours, per_segment, (f0, f1))
     };
-    world::draw_labels(&mut body, &map, program);
+    // Names may stand a little outside the world, not over the title or the legend.
+    let names_area = PxBox::new(MARGIN / 2.0, map.origin.y - 8.0, width - MARGIN, map.height() + 16.0);
+    world::draw_labels(&mut body, &map, program, &marks, names_area);
     // Title.
     let (t0, t1) = (trace.frames[f0].t, trace.frames[f1].t);
     let what = if opts.frame.is_some() {
@@ -117,36 +136,22 @@ pub fn render(program: &Program, trace: &Trace, opts: &Options) -> Result<String
         xml(&label),
         xml(&what)
     );
-    // Legend.
-    let mut items: Vec<Legend> = colours.legend.iter().map(|(c, t)| Legend::Swatch(c.clone(), t.clone())).collect();
+    // Legend: the agents' colours and marks, then the world's symbols and the scale.
+    let mut agents: Vec<Entry> = colours.legend.iter().map(|(c, t)| Entry::Swatch(c.clone(), t.clone())).collect();
     if opts.frame.is_some() {
-        items.push(Legend::Disc);
+        agents.push(Entry::Disc);
         if opts.trail > 0.0 {
-            items.push(Legend::Trail(format!("trail: last {} s", fmt_t(opts.trail))));
+            agents.push(Entry::Trail(format!("trail: last {} s", fmt_t(opts.trail))));
         }
     } else {
-        items.push(Legend::Start);
-        items.push(Legend::End);
+        agents.push(Entry::Start);
+        agents.push(Entry::End);
     }
-    let mut legend = String::new();
-    let (mut x, mut y) = (MARGIN, map.origin.y + map.height() + 12.0);
-    for item in &items {
-        let w = 24.0 + 6.5 * item.text().chars().count() as f64 + 14.0;
-        if x + w > width - MARGIN && x > MARGIN {
-            x = MARGIN;
-            y += LEGEND_ROW;
-        }
-        legend.push_str(&item.mark(x, y));
-        let _ = writeln!(
-            legend,
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#222222\">{}</text>",
-            n1(x + 21.0),
-            n1(y + 9.5),
-            xml(item.text())
-        );
-        x += w;
-    }
-    let height = (y + LEGEND_ROW + MARGIN).ceil();
+    let mut things = legend::world_entries(program, &marks, !opts.markers.is_empty());
+    let metres = legend::scale_length(map.scale, legend::SCALE_PX);
+    things.push(Entry::Scale(metres, metres * map.scale));
+    let (legend, bottom) = legend::draw(&[agents, things], MARGIN, map.origin.y + map.height() + 12.0, width - MARGIN);
+    let height = (bottom + MARGIN).ceil();
     let mut svg = String::with_capacity(body.len() + legend.len() + 1024);
     let _ = writeln!(
         svg,
@@ -159,50 +164,7 @@ pub fn render(program: &Program, trace: &Trace, opts: &Options) -> Result<String
     svg.push_str(&body);
     svg.push_str(&legend);
     svg.push_str("</svg>\n");
-    Ok(svg)
-}
-
-/// One legend entry.
-enum Legend {
-    Swatch(String, String),
-    Start,
-    End,
-    Disc,
-    Trail(String),
-}
-
-impl Legend {
-    fn text(&self) -> &str {
-        match self {
-            Legend::Swatch(_, t) | Legend::Trail(t) => t,
-            Legend::Start => "start",
-            Legend::End => "end",
-            Legend::Disc => "body, tick: heading",
-        }
-    }
-
-    /// The symbol, in a 16 × 10 px box at `(x, y)`.
-    fn mark(&self, x: f64, y: f64) -> String {
-        let (cx, cy) = (n1(x + 8.0), n1(y + 5.0));
-        match self {
-            Legend::Swatch(c, _) => {
-                format!("<rect x=\"{}\" y=\"{}\" width=\"16\" height=\"10\" fill=\"{c}\"/>", n1(x), n1(y))
-            }
-            Legend::Start => {
-                format!("<circle cx=\"{cx}\" cy=\"{cy}\" r=\"3.5\" fill=\"#ffffff\" stroke=\"#222222\" stroke-width=\"1.5\"/>")
-            }
-            Legend::End => format!("<circle cx=\"{cx}\" cy=\"{cy}\" r=\"3.5\" fill=\"#222222\"/>"),
-            Legend::Disc => format!(
-                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"5\" fill=\"#bbbbbb\" stroke=\"#222222\" stroke-width=\"0.8\"/><line x1=\"{cx}\" y1=\"{cy}\" x2=\"{}\" y2=\"{cy}\" stroke=\"#111111\" stroke-width=\"1.2\"/>",
-                n1(x + 13.0)
-            ),
-            Legend::Trail(_) => format!(
-                "<line x1=\"{}\" y1=\"{cy}\" x2=\"{}\" y2=\"{cy}\" stroke=\"#555555\" stroke-opacity=\"0.5\" stroke-width=\"2\"/>",
-                n1(x),
-                n1(x + 16.0)
-            ),
-        }
-    }
+    Ok(Picture { svg, width: width as u32, height: height as u32 })
 }
 
 fn fmt_t(t: f64) -> String {
@@ -332,7 +294,7 @@ fn draw_markers(out: &mut String, map: &Frame, markers: &[Vec2]) {
     for p in markers {
         let _ = write!(d, "M{},{}a{r1},{r1} 0 1,0 {d1},0a{r1},{r1} 0 1,0 -{d1},0", n1(map.x(p.x) - r), n1(map.y(p.y)));
     }
-    let _ = writeln!(out, "<path id=\"markers\" d=\"{d}\" fill=\"#b0b0b0\"/>");
+    let _ = writeln!(out, "<path id=\"markers\" d=\"{d}\" fill=\"{}\"/>", world::MARKER_FILL);
 }
 
 fn draw_frame(

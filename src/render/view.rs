@@ -9,6 +9,11 @@
 //! its heading in 256 steps, its speed in 256 steps of the run's top speed
 //! and its state. Frames are spans of rows (rows sorted by frame, then id, as
 //! in the trace), so a frame is drawn straight from the arrays.
+//!
+//! Beside the trace go what the page draws but cannot work out cheaply:
+//! spawn and goal marks (`places.rs`) and, per kept frame, the series of its
+//! chart (agents alive, their mean speed and their mean local density), so
+//! the numbers are the ones `crowd metrics` reports for those frames.
 
 use base64::Engine;
 use serde_json::{json, Value};
@@ -20,7 +25,9 @@ use crate::trace::measure::report::radii;
 use crate::trace::measure::Trace;
 
 use super::colour::{colours, NEUTRAL, PALETTE, RAMP};
+use super::places::marks;
 use super::ColourBy;
+use crate::trace::measure::motion::{local_density, DENSITY_RADIUS};
 
 /// The player's page, with `__CROWD_TITLE__` and `__CROWD_DATA__` to fill in.
 pub const TEMPLATE: &str = include_str!("player.html");
@@ -80,6 +87,35 @@ fn world_json(program: &Program) -> Value {
             "provides": o.provides.iter().map(|r| program.resources[r.index()].clone()).collect::<Vec<_>>().join(", "),
         })).collect::<Vec<_>>(),
     })
+}
+
+fn marks_json(program: &Program) -> Value {
+    let marks: Vec<Value> = marks(program)
+        .iter()
+        .map(|m| json!({"k": m.kind.name(), "x": m.at.x, "y": m.at.y, "slot": m.slot, "title": m.title()}))
+        .collect();
+    Value::Array(marks)
+}
+
+/// Three decimals: the chart needs no more, and the page stays small.
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Per kept frame: agents alive, their mean speed (m/s) and the mean of each
+/// one's local density (agents within [`DENSITY_RADIUS`] over that disc's
+/// area, 1/m²), as `crowd metrics` writes them to `frames.csv`.
+fn chart_json(trace: &Trace, frames: &[usize]) -> Value {
+    let (mut alive, mut speed, mut density) = (Vec::new(), Vec::new(), Vec::new());
+    for &f in frames {
+        let rows = trace.frame_rows(f);
+        let n = rows.len();
+        alive.push(n);
+        let mean = |xs: &mut dyn Iterator<Item = f64>| if n == 0 { 0.0 } else { round3(xs.sum::<f64>() / n as f64) };
+        speed.push(mean(&mut trace.vel[rows.clone()].iter().map(|v| v.length())));
+        density.push(mean(&mut local_density(&trace.pos[rows]).into_iter()));
+    }
+    json!({"alive": alive, "speed": speed, "density": density, "densityRadius": DENSITY_RADIUS})
 }
 
 /// The frames kept: within the time range, every `every`-th.
@@ -172,6 +208,8 @@ pub fn data(program: &Program, trace: &Trace, opts: &Options) -> Result<Value, S
         "title": title,
         "bounds": [b.min.x, b.min.y, b.max.x, b.max.y],
         "world": world_json(program),
+        "marks": marks_json(program),
+        "chart": chart_json(trace, &frames),
         "frames": frames.len(),
         "frameNumbers": frames,
         "times": times,
