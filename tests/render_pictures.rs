@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use resvg::tiny_skia::Pixmap;
 
 mod cli_support;
-use cli_support::{crowd, temp_dir};
+use cli_support::{crowd, temp_dir, CROWDED_NAMES};
 
 /// The first two population colours and the obstacle fill.
 const BLUE: [u8; 3] = [0x1f, 0x77, 0xb4];
@@ -247,29 +247,7 @@ fn the_legend_names_every_symbol_drawn_and_a_scale() {
 #[test]
 fn names_do_not_overlap() {
     let dir = temp_dir("render-names");
-    // Names crowded on purpose: regions stacked on one spot, an obstacle too
-    // small for its name, objects side by side.
-    fs::write(
-        dir.join("crowded.crowd"),
-        "scenario crowded { seed 1; duration 2 s; step 1/4 s }
-world {
-  bounds (0 m, 0 m) to (20 m, 10 m)
-  region first_region_with_a_long_name rect (1 m, 1 m) to (5 m, 5 m)
-  region second_region_here rect (1.2 m, 1.2 m) to (5 m, 5 m)
-  region third rect (1.4 m, 1.4 m) to (4 m, 4 m)
-  obstacle a_pillar_with_a_long_name circle (10 m, 5 m) radius 0.3 m
-  obstacle another_pillar circle (11 m, 5 m) radius 0.3 m
-}
-space hall rect (0 m, 0 m) to (20 m, 10 m) {
-  object lamp at (15 m, 5 m) provides light
-  object desk at (15.5 m, 5 m) provides work
-  object chair at (16 m, 5 m) provides rest
-}
-population p { count 3; spawn in third; goal (18 m, 8 m); behaviour go }
-behaviour go { seek goal using straight }
-",
-    )
-    .unwrap();
+    fs::write(dir.join("crowded.crowd"), CROWDED_NAMES).unwrap();
     ok(&crowd(&dir, &["run", "crowded.crowd", "--out", "c.csv"]));
     for width in ["400", "1200"] {
         ok(&crowd(&dir, &["render", "crowded.crowd", "c.csv", "-o", "c.svg", "--width", width]));

@@ -17,7 +17,7 @@ use resvg::tiny_skia::Pixmap;
 
 mod cli_support;
 mod tools;
-use cli_support::{crowd, temp_dir};
+use cli_support::{crowd, temp_dir, CROWDED_NAMES};
 use tools::chromium;
 
 /// The browser, or `None` (skip) outside CI; in CI a missing browser fails the test.
@@ -318,27 +318,7 @@ fn label_boxes(attr: &str) -> Vec<[f64; 4]> {
 fn crowded_names_do_not_overlap_in_chromium() {
     let Some(browser) = browser_or_skip("crowded_names_do_not_overlap_in_chromium") else { return };
     let dir = temp_dir("view-names");
-    fs::write(
-        dir.join("crowded.crowd"),
-        "scenario crowded { seed 1; duration 2 s; step 1/4 s }
-world {
-  bounds (0 m, 0 m) to (20 m, 10 m)
-  region first_region_with_a_long_name rect (1 m, 1 m) to (5 m, 5 m)
-  region second_region_here rect (1.2 m, 1.2 m) to (5 m, 5 m)
-  region third rect (1.4 m, 1.4 m) to (4 m, 4 m)
-  obstacle a_pillar_with_a_long_name circle (10 m, 5 m) radius 0.3 m
-  obstacle another_pillar circle (11 m, 5 m) radius 0.3 m
-}
-space hall rect (0 m, 0 m) to (20 m, 10 m) {
-  object lamp at (15 m, 5 m) provides light
-  object desk at (15.5 m, 5 m) provides work
-  object chair at (16 m, 5 m) provides rest
-}
-population p { count 3; spawn in third; goal (18 m, 8 m); behaviour go }
-behaviour go { seek goal using straight }
-",
-    )
-    .unwrap();
+    fs::write(dir.join("crowded.crowd"), CROWDED_NAMES).unwrap();
     let o = crowd(&dir, &["run", "crowded.crowd", "--out", "c.csv"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = crowd(&dir, &["view", "crowded.crowd", "c.csv", "-o", "c.html"]);
