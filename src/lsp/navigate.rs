@@ -151,6 +151,7 @@ mod tests {
                 renamed += 1;
             }
         }
+        println!("{renamed} names renamed; {refused} refused as var columns shared with another behaviour");
         assert!(renamed > 500, "{renamed} renamed, {refused} refused");
     }
 
