@@ -78,27 +78,24 @@ impl Checker {
         self.behaviour_in_scope = b.name.text.clone();
         self.vars_in_scope.clear();
         self.var_symbols.clear();
-        let mut first: BTreeMap<&str, ast::Span> = BTreeMap::new();
+        // Each name's first declaration and its symbol.
+        let mut first: BTreeMap<&str, (ast::Span, usize)> = BTreeMap::new();
         for s in &b.stmts {
             let BehaviourStmt::Var(v) = s else { continue };
             let name = &v.name;
-            let symbol = match self.vars_in_scope.iter().position(|(n, _)| *n == name.text) {
-                Some(k) => {
-                    self.symbols.use_at(name, self.var_symbols[k]);
-                    self.var_symbols[k]
-                }
-                None => self.symbols.declare(name, Kind::Var, Some(&b.name.text)),
-            };
-            self.var_symbols.push(symbol);
-            if let Some(span) = first.get(name.text.as_str()) {
+            if let Some((span, symbol)) = first.get(name.text.as_str()).cloned() {
+                self.symbols.use_at(name, symbol);
+                self.var_symbols.push(symbol);
                 self.error(
                     Diagnostic::error("E011", name.span.clone(), format!("var `{}` is declared twice", name.text))
                         .label("declared again here")
-                        .related(span.clone(), "first declared here")
+                        .related(span, "first declared here")
                         .help("give every var of a behaviour its own name"),
                 );
             } else {
-                first.insert(&name.text, name.span.clone());
+                let symbol = self.symbols.declare(name, Kind::Var, Some(&b.name.text));
+                self.var_symbols.push(symbol);
+                first.insert(&name.text, (name.span.clone(), symbol));
             }
             if RESERVED_VAR_NAMES.contains(&name.text.as_str()) {
                 self.error(
@@ -216,15 +213,10 @@ impl Checker {
         let mut index: BTreeMap<&str, u32> = BTreeMap::new();
         let mut symbol_of: Vec<usize> = Vec::with_capacity(states.len());
         for (i, s) in states.iter().enumerate() {
-            let symbol = match index.get(s.name.text.as_str()) {
-                Some(&first) => {
-                    self.symbols.use_at(&s.name, symbol_of[first as usize]);
-                    symbol_of[first as usize]
-                }
-                None => self.symbols.declare(&s.name, Kind::State, Some(&b.name.text)),
-            };
-            symbol_of.push(symbol);
             if let Some(&first) = index.get(s.name.text.as_str()) {
+                let symbol = symbol_of[first as usize];
+                self.symbols.use_at(&s.name, symbol);
+                symbol_of.push(symbol);
                 self.error(
                     Diagnostic::error(
                         "E011",
@@ -236,6 +228,7 @@ impl Checker {
                     .help("give every state of a behaviour its own name"),
                 );
             } else {
+                symbol_of.push(self.symbols.declare(&s.name, Kind::State, Some(&b.name.text)));
                 index.insert(&s.name.text, i as u32);
             }
         }
