@@ -142,11 +142,13 @@ fn render_inner(args: &RenderArgs) -> Result<(), Failure> {
         let opts = gif::Options { picture: opts, every: args.every as usize, fps: args.fps };
         let plan = gif::plan(&program, &trace, &opts).map_err(failed)?;
         super::not_an_input(&args.out, &[&args.file, &args.trace])?;
-        if !png::Rasteriser::new().has_font() {
+        let raster = png::Rasteriser::new();
+        if !raster.has_font() {
             eprintln!("warning: no font found, the GIF has no text (set CROWD_FONT to a .ttf file)");
         }
         let bar = progress_bar(plan.frames.len() as u64);
-        let bytes = gif::encode(&program, &trace, &opts, &plan, |k| bar.set_position(k as u64)).map_err(failed)?;
+        let bytes =
+            gif::encode(&program, &trace, &opts, &plan, &raster, |k| bar.set_position(k as u64)).map_err(failed)?;
         bar.finish_and_clear();
         write_atomic(&args.out, &bytes)?;
         eprintln!(

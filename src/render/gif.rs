@@ -175,12 +175,14 @@ impl Mapper {
     }
 }
 
-/// The GIF's bytes. `progress` is called after each frame is encoded.
+/// The GIF's bytes, its frames drawn by `raster`. `progress` is called
+/// after each frame is encoded.
 pub fn encode(
     program: &Program,
     trace: &Trace,
     opts: &Options,
     plan: &Plan,
+    raster: &Rasteriser,
     mut progress: impl FnMut(usize),
 ) -> Result<Vec<u8>, String> {
     let svg_of = |f: usize| -> Result<String, String> {
@@ -194,7 +196,6 @@ pub fn encode(
     let mut out = Vec::new();
     let mut encoder = ::gif::Encoder::new(&mut out, w as u16, h as u16, &flat).map_err(|e| e.to_string())?;
     encoder.set_repeat(::gif::Repeat::Infinite).map_err(|e| e.to_string())?;
-    let raster = Rasteriser::new();
     let mut mapper = Mapper::new(palette);
     let mut shown: Vec<u8> = Vec::new();
     let mut done = 0;
