@@ -5,7 +5,7 @@
 
 use lsp_types::{CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind};
 
-use super::document::{in_comment, Document};
+use super::document::{in_comment, name_char, word_start, Document};
 use crate::check::{params, range_text, show, Dim, Kind};
 use crate::syntax::ast::{Item, Span};
 use crate::syntax::keywords::KEYWORDS;
@@ -16,7 +16,7 @@ pub fn complete(doc: &Document, offset: usize) -> Vec<CompletionItem> {
     if !text.is_char_boundary(offset) || in_comment(text, offset) {
         return Vec::new();
     }
-    let word_start = text[..offset].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let word_start = word_start(text, offset);
     let before = text[..word_start].trim_end_matches([' ', '\t']);
     if before.ends_with(|c: char| c.is_ascii_digit()) && !text[word_start..offset].starts_with(char::is_numeric) {
         return units();
@@ -66,8 +66,7 @@ fn enclosing_item(doc: &Document, offset: usize) -> (Option<String>, Option<Stri
     let Some(span) = parsed.or_else(|| doc.tree.broken.iter().find(|s| inside(s)).cloned()) else {
         return (None, None);
     };
-    let mut words =
-        doc.text()[span].split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+    let mut words = doc.text()[span].split(|c: char| !name_char(c)).filter(|w| !w.is_empty());
     (words.next().map(str::to_string), words.next().map(str::to_string))
 }
 

@@ -87,11 +87,20 @@ impl Document {
         if in_comment(text, offset) {
             return None;
         }
-        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        let start = text[..offset].rfind(|c: char| !word(c)).map_or(0, |i| i + 1);
-        let end = text[offset..].find(|c: char| !word(c)).map_or(text.len(), |i| offset + i);
+        let start = word_start(text, offset);
+        let end = text[offset..].find(|c: char| !name_char(c)).map_or(text.len(), |i| offset + i);
         (start < end).then_some(start..end)
     }
+}
+
+/// Whether a character may stand in a name (or a keyword, or a number's digits).
+pub fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Where the run of name characters ending at `offset` starts.
+pub fn word_start(text: &str, offset: usize) -> usize {
+    text[..offset].rfind(|c: char| !name_char(c)).map_or(0, |i| i + 1)
 }
 
 /// Whether an offset lies in a `//` or `/* */` comment.

@@ -3,7 +3,7 @@
 
 use lsp_types::{DocumentSymbol, Location, Range, SymbolKind, TextEdit, Uri};
 
-use super::document::Document;
+use super::document::{name_char, Document};
 use crate::check::Kind;
 use crate::syntax::keywords::keyword;
 
@@ -30,8 +30,7 @@ pub fn prepare_rename(doc: &Document, offset: usize) -> Option<(Range, String)> 
 pub fn rename(doc: &Document, offset: usize, new_name: &str) -> Result<Vec<TextEdit>, String> {
     let s = doc.symbols.at(offset).ok_or("no declared name here: only declared names can be renamed")?;
     let symbol = &doc.symbols.symbols[s];
-    let ident = new_name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && new_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let ident = new_name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && new_name.chars().all(name_char);
     if !ident {
         return Err(format!("`{new_name}` is not a name: a letter or `_`, then letters, digits or `_`"));
     }
