@@ -31,20 +31,26 @@ const MAX_SWEEPS: u32 = 64;
 /// Sweep buffers, grown once and reused.
 #[derive(Default)]
 pub(super) struct Sweeps {
-    /// The agents a sweep visits, and their pushes and shortfalls.
+    /// The places in the grid's order of the agents a sweep visits, and
+    /// their pushes and shortfalls.
     visit: Vec<usize>,
     push: Vec<Vec2>,
     worst: Vec<f64>,
-    /// The sweep that last listed an agent in `visit`.
+    /// By place: the sweep that last listed it in `visit`.
     listed: Vec<u32>,
-    /// The agents the last sweep pushed.
+    /// The agents the last sweep pushed, by slot.
     pushed: Vec<usize>,
-    /// Indexes the positions being pushed (the scene's grid indexes the snapshot).
+    /// Indexes the positions being pushed (the scene's grid indexes the
+    /// snapshot); its points are kept where the sweeps put them.
     grid: Option<Grid>,
 }
 
 /// Pushes the agents of `next` whose `takes_part` entry is true apart until
 /// every pair is at least `max(t_min, r_i + r_j)` apart. Whether any moved.
+///
+/// The sweeps visit agents in the grid's cell order and read positions from
+/// the grid, so neighbours are read in sequence; the pushes do not depend
+/// on the order.
 pub(super) fn enforce(
     scene: &Scene,
     workers: &Workers,
@@ -56,13 +62,13 @@ pub(super) fn enforce(
     let t_min = scene.min_distance;
     let reach = t_min.max(2.0 * scene.max_radius);
     let Sweeps { visit, push, worst, listed, pushed, grid } = buf;
-    visit.clear();
-    visit.extend((0..n).filter(|&i| takes_part[i]));
-    if visit.len() < 2 {
+    if takes_part.iter().filter(|&&t| t).nth(1).is_none() {
         return false;
     }
     let grid = grid.get_or_insert_with(|| scene.grid.clone());
     grid.rebuild(next);
+    visit.clear();
+    visit.extend((0..n).filter(|&k| takes_part[grid.order()[k] as usize]));
     listed.clear();
     listed.resize(n, 0);
     // How far any point may be from where the grid put it.
@@ -72,12 +78,13 @@ pub(super) fn enforce(
         push.resize(visit.len(), Vec2::ZERO);
         worst.resize(visit.len(), 0.0);
         let (index, visiting): (&Grid, &[usize]) = (grid, visit);
-        let bodies = Bodies { pos: next, radius: &scene.agents.radius, movable: takes_part, ids: &scene.agents.id };
+        let bodies = Bodies { radius: &scene.agents.radius, movable: takes_part, ids: &scene.agents.id };
         let chunks: Vec<(&mut [Vec2], &mut [f64])> = push.chunks_mut(CHUNK).zip(worst.chunks_mut(CHUNK)).collect();
         workers.for_each(chunks, |k, (push, worst)| {
             for j in 0..push.len() {
-                let i = visiting[k * CHUNK + j];
-                (push[j], worst[j]) = separation(i, &bodies, index, t_min, reach + 2.0 * drift);
+                let at = visiting[k * CHUNK + j];
+                let (i, p) = (index.order()[at] as usize, index.point_at(at));
+                (push[j], worst[j]) = separation(i, p, &bodies, index, t_min, reach + 2.0 * drift);
             }
         });
         if worst.iter().all(|&w| w <= TOLERANCE * t_min) {
@@ -86,11 +93,15 @@ pub(super) fn enforce(
         moved = true;
         let mut largest: f64 = 0.0;
         let omega = if sweep == 1 { 1.0 } else { OMEGA };
-        for (k, &i) in visit.iter().enumerate() {
+        pushed.clear();
+        for (k, &at) in visit.iter().enumerate() {
             if push[k] != Vec2::ZERO {
+                let i = grid.order()[at] as usize;
                 let to = scene.space.project(next[i] + push[k] * omega, next[i], scene.agents.radius[i]);
                 largest = largest.max(to.distance(next[i]));
                 next[i] = to;
+                grid.move_point(at, to);
+                pushed.push(i);
             }
         }
         drift += largest;
@@ -99,19 +110,16 @@ pub(super) fn enforce(
             drift = 0.0;
         }
         // The next sweep visits the pushed agents and whoever they may now touch.
-        pushed.clear();
-        pushed.extend(visit.iter().zip(push.iter()).filter(|(_, p)| **p != Vec2::ZERO).map(|(&i, _)| i));
         visit.clear();
         for &i in pushed.iter() {
-            grid.for_each_candidate(next[i], reach + 2.0 * drift, |j| {
-                let j = j as usize;
-                if takes_part[j] && listed[j] != sweep {
-                    listed[j] = sweep;
-                    visit.push(j);
+            grid.for_each_placed(next[i], reach + 2.0 * drift, |at, j, _| {
+                if takes_part[j as usize] && listed[at] != sweep {
+                    listed[at] = sweep;
+                    visit.push(at);
                 }
             });
         }
-        // Slot order, so each sweep's chunks are the same whatever found them first.
+        // Cell order, so each sweep's chunks are the same whatever found them first.
         visit.sort_unstable();
     }
     moved

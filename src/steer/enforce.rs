@@ -8,10 +8,10 @@ use crate::world::grid::Grid;
 /// Below this distance two agents count as coincident, m.
 const COINCIDENT: f64 = 1e-9;
 
-/// The bodies distance enforcement keeps apart, by slot.
+/// The bodies distance enforcement keeps apart, by slot (their positions
+/// are the grid's).
 #[derive(Clone, Copy)]
 pub struct Bodies<'a> {
-    pub pos: &'a [Vec2],
     pub radius: &'a [f64],
     /// Takes part in the enforcement.
     pub movable: &'a [bool],
@@ -29,22 +29,23 @@ pub struct Bodies<'a> {
 /// pushed as if alone) and repeat the sweep until no pair is too close
 /// (`sim/resolve.rs`). A neighbour that does not take part (`movable[j]`
 /// false: it keeps its distance its own way) stands like a wall, and agent `i`
-/// takes the whole shortfall. `grid` indexes `points` as they were up to
-/// `slack` ago; the pair is measured on `points` as they are now.
+/// takes the whole shortfall. Agent `i` is at `p`; `grid` holds every
+/// body where it is now, in the cell it was in up to `reach` minus the
+/// largest pair distance ago.
 #[inline]
-pub fn separation(i: usize, bodies: &Bodies, grid: &Grid, t_min: f64, reach: f64) -> (Vec2, f64) {
-    let Bodies { pos: points, radius, movable, ids } = *bodies;
-    let p = points[i];
+pub fn separation(i: usize, p: Vec2, bodies: &Bodies, grid: &Grid, t_min: f64, reach: f64) -> (Vec2, f64) {
+    let Bodies { radius, movable, ids } = *bodies;
     let mut push = Vec2::ZERO;
     let mut worst = 0.0f64;
-    grid.for_each_candidate(p, reach, |j| {
+    grid.for_each_near(p, reach, |j, q| {
         let j = j as usize;
-        if j == i {
+        let d = p - q;
+        let d2 = d.length_squared();
+        // Beyond reach no pair is too close: the radii need not be read.
+        if j == i || d2 >= reach * reach {
             return;
         }
         let need = t_min.max(radius[i] + radius[j]);
-        let d = p - points[j];
-        let d2 = d.length_squared();
         if d2 >= need * need {
             return;
         }
@@ -90,8 +91,8 @@ mod tests {
 
     fn push(i: usize, pts: &[Vec2], movable: &[bool], ids: &[u32]) -> (Vec2, f64) {
         let radius = vec![0.2; pts.len()];
-        let bodies = Bodies { pos: pts, radius: &radius, movable, ids };
-        separation(i, &bodies, &setup(pts), 0.5, 0.5)
+        let bodies = Bodies { radius: &radius, movable, ids };
+        separation(i, pts[i], &bodies, &setup(pts), 0.5, 0.5)
     }
 
     #[test]
@@ -127,8 +128,8 @@ mod tests {
     fn large_bodies_keep_the_sum_of_their_radii() {
         let pts = [Vec2::new(5.0, 5.0), Vec2::new(5.6, 5.0)];
         let radius = [0.4, 0.4];
-        let bodies = Bodies { pos: &pts, radius: &radius, movable: &[true, true], ids: &[0, 1] };
-        let (a, worst) = separation(0, &bodies, &setup(&pts), 0.5, 0.8);
+        let bodies = Bodies { radius: &radius, movable: &[true, true], ids: &[0, 1] };
+        let (a, worst) = separation(0, pts[0], &bodies, &setup(&pts), 0.5, 0.8);
         assert!((worst - 0.2).abs() < 1e-12 && (a.x + 0.1).abs() < 1e-12);
     }
 

@@ -164,6 +164,25 @@ impl Grid {
         &self.items
     }
 
+    /// Every indexed id with its point as indexed, in cell order.
+    pub fn placed(&self) -> impl Iterator<Item = (u32, Vec2)> + '_ {
+        self.items.iter().copied().zip(self.sorted.iter().copied())
+    }
+
+    /// The point at `place` in [`Grid::order`], as the index holds it.
+    #[inline]
+    pub fn point_at(&self, place: usize) -> Vec2 {
+        self.sorted[place]
+    }
+
+    /// Moves the point at `place` to `p` without changing its cell: a query
+    /// then sees `p`, but finds it only if its square, widened by how far
+    /// points moved since the rebuild, reaches the cell it was indexed in.
+    #[inline]
+    pub fn move_point(&mut self, place: usize, p: Vec2) {
+        self.sorted[place] = p;
+    }
+
     /// Renames every indexed item to its place in [`Grid::order`], for a
     /// caller that renumbered its points that way: the index then holds
     /// point `k` at place `k`, as a rebuild over the renumbered points would.
