@@ -39,7 +39,7 @@
 //! - after the first solve of a size, a solve allocates nothing.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap as BinaryHeap;
 
 /// Face directions of a cell, in this order, indexing `[f64; 4]` cost arrays.
 pub const EAST: usize = 0;
