@@ -134,29 +134,46 @@ impl Grid {
 
     fn sort(&mut self, points: &[Vec2], keys: &[u32]) {
         let n = points.len();
-        // Counting sort: count into `start[k]`, turn counts into cell ends,
-        // then place items from the last to the first, moving each end down
-        // to its cell's start. Walking backwards keeps ids increasing within a cell.
         let cells = self.start.len() - 1;
-        self.start.fill(0);
-        for &k in keys {
-            self.start[k as usize] += 1;
-        }
-        let mut end = 0;
-        for c in &mut self.start[..cells] {
-            end += *c;
-            *c = end;
-        }
-        self.start[cells] = end;
         self.in_order = false;
         self.items.resize(n, 0);
         self.sorted.resize(n, Vec2::ZERO);
-        for i in (0..n).rev() {
-            let slot = &mut self.start[keys[i] as usize];
-            *slot -= 1;
-            self.items[*slot as usize] = i as u32;
-            self.sorted[*slot as usize] = points[i];
+        let bands = if n >= PARALLEL_KEYS { rayon::current_num_threads().min(cells) } else { 1 };
+        if bands <= 1 {
+            let whole = Band { cells: 0..cells, places: 0..n };
+            whole.count(keys, &mut self.start[..cells]);
+            whole.place(points, keys, &mut self.start[..cells], &mut self.items, &mut self.sorted);
+            self.start[cells] = n as u32;
+            return;
         }
+        // The same sort cut into bands of cells, one per thread: each band
+        // reads every key and handles the items of its own cells, so each
+        // cell holds the same items in the same order as above.
+        let width = cells.div_ceil(bands);
+        self.start[..cells].par_chunks_mut(width).enumerate().for_each(|(b, counts)| {
+            Band { cells: b * width..b * width + counts.len(), places: 0..0 }.count(keys, counts);
+        });
+        let mut bands: Vec<Band> = Vec::with_capacity(bands);
+        let mut first = 0;
+        for (b, counts) in self.start[..cells].chunks(width).enumerate() {
+            let last = first + counts.last().map_or(0, |&end| end as usize);
+            bands.push(Band { cells: b * width..b * width + counts.len(), places: first..last });
+            first = last;
+        }
+        self.start[cells] = n as u32;
+        // Each band's share of the outputs, cut in order.
+        let (mut starts, mut items, mut sorted) = (&mut self.start[..cells], &mut self.items[..], &mut self.sorted[..]);
+        let mut shares = Vec::with_capacity(bands.len());
+        for band in &bands {
+            let (s, s_rest) = starts.split_at_mut(band.cells.len());
+            let (i, i_rest) = items.split_at_mut(band.places.len());
+            let (p, p_rest) = sorted.split_at_mut(band.places.len());
+            shares.push((band, s, i, p));
+            (starts, items, sorted) = (s_rest, i_rest, p_rest);
+        }
+        shares
+            .into_par_iter()
+            .for_each(|(band, starts, items, sorted)| band.place(points, keys, starts, items, sorted));
     }
 
     /// Every indexed id, in cell order (ids increasing within a cell).
@@ -268,6 +285,47 @@ impl Grid {
                 f(id);
             }
         }
+    }
+}
+
+/// Cells `cells` of a counting sort, whose items go to `places` of its outputs.
+struct Band {
+    cells: std::ops::Range<usize>,
+    places: std::ops::Range<usize>,
+}
+
+impl Band {
+    /// Counts the band's items per cell into `counts` (by cell, from the
+    /// band's first), then turns the counts into cell ends within the band.
+    fn count(&self, keys: &[u32], counts: &mut [u32]) {
+        counts.fill(0);
+        for &k in keys {
+            if let Some(c) = (k as usize).checked_sub(self.cells.start).filter(|&c| c < counts.len()) {
+                counts[c] += 1;
+            }
+        }
+        let mut end = 0;
+        for c in counts.iter_mut() {
+            end += *c;
+            *c = end;
+        }
+    }
+
+    /// Places the band's items, from the last to the first, each at its
+    /// cell's end moved down by one, which leaves `ends` as the cells'
+    /// starts (offset by the band's first place) and keeps ids increasing
+    /// within a cell.
+    fn place(&self, points: &[Vec2], keys: &[u32], ends: &mut [u32], items: &mut [u32], sorted: &mut [Vec2]) {
+        for i in (0..points.len()).rev() {
+            let Some(c) = (keys[i] as usize).checked_sub(self.cells.start).filter(|&c| c < ends.len()) else {
+                continue;
+            };
+            ends[c] -= 1;
+            items[ends[c] as usize] = i as u32;
+            sorted[ends[c] as usize] = points[i];
+        }
+        let first = self.places.start as u32;
+        ends.iter_mut().for_each(|e| *e += first);
     }
 }
 
@@ -434,5 +492,30 @@ mod tests {
         let mut fresh = Grid::new(area, 0.5, 1 << 10);
         fresh.rebuild(&renumbered);
         assert_eq!(near(&fresh), found);
+    }
+
+    #[test]
+    fn the_sort_in_bands_is_the_sort_on_one_thread() {
+        // Enough points for the banded sort, many sharing cells, some outside.
+        let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(50.0, 30.0) };
+        let mut s = 99u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let pts: Vec<Vec2> =
+            (0..3 * PARALLEL_KEYS).map(|_| Vec2::new(next() * 54.0 - 2.0, next() * 34.0 - 2.0)).collect();
+        let sorted = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            let mut g = Grid::new(area, 0.5, 1 << 20);
+            pool.install(|| g.rebuild(&pts));
+            (g.start, g.items, g.sorted)
+        };
+        let one = sorted(1);
+        for threads in [2, 3, 8] {
+            assert!(sorted(threads) == one, "{threads} threads");
+        }
     }
 }
