@@ -727,23 +727,26 @@ impl<'p> Simulation<'p> {
     /// near as those already there let it (see `decide.rs`, arrival).
     fn note_progress(&mut self, t: f64) {
         let agents = &mut self.scene.agents;
-        for i in 0..agents.pos.len() {
-            let m = &mut agents.mind[i];
-            let Goal::Object(o) = agents.aim[i] else {
-                m.stalled = false;
-                continue;
-            };
-            if agents.arrived[i] {
-                m.stalled = false;
-                continue;
+        let (aim, arrived, pos, objects) = (&agents.aim, &agents.arrived, &agents.pos, &self.scene.program.objects);
+        self.workers.for_each(agents.mind.chunks_mut(CHUNK).collect(), |k, minds| {
+            for (j, m) in minds.iter_mut().enumerate() {
+                let i = k * CHUNK + j;
+                let Goal::Object(o) = aim[i] else {
+                    m.stalled = false;
+                    continue;
+                };
+                if arrived[i] {
+                    m.stalled = false;
+                    continue;
+                }
+                let d = pos[i].distance(objects[o.index()].position);
+                if d <= m.closest - agents::PROGRESS {
+                    m.closest = d;
+                    m.closer_at = t;
+                }
+                m.stalled = t - m.closer_at >= agents::STALL_TIME - 1e-9;
             }
-            let d = agents.pos[i].distance(self.scene.program.objects[o.index()].position);
-            if d <= m.closest - agents::PROGRESS {
-                m.closest = d;
-                m.closer_at = t;
-            }
-            m.stalled = t - m.closer_at >= agents::STALL_TIME - 1e-9;
-        }
+        });
     }
 
     /// Phase 8, resolve: distance enforcement over the moved positions; the velocities
@@ -752,11 +755,15 @@ impl<'p> Simulation<'p> {
         if !resolve::enforce(&self.scene, &self.workers, &mut s.next, &s.enforce, &mut s.sweeps) {
             return;
         }
-        let per_second = self.scene.clock.per_second();
-        for i in 0..s.next.len() {
-            s.vel[i] = (s.next[i] - self.scene.agents.pos[i]) * per_second;
-            s.keys[i] = self.scene.grid.key_of(s.next[i]);
-        }
+        let (per_second, scene, next) = (self.scene.clock.per_second(), &self.scene, &s.next);
+        let chunks: Vec<_> = s.vel.chunks_mut(CHUNK).zip(s.keys.chunks_mut(CHUNK)).collect();
+        self.workers.for_each(chunks, |k, (vel, keys)| {
+            for j in 0..vel.len() {
+                let i = k * CHUNK + j;
+                vel[j] = (next[i] - scene.agents.pos[i]) * per_second;
+                keys[j] = scene.grid.key_of(next[i]);
+            }
+        });
     }
 
     /// A parallel pass over the snapshot: with [`Movers::Unchanged`], decides

@@ -10,6 +10,8 @@
 //! [`MAX_SWEEPS`]; obstacles and bounds win over other bodies (each pushed
 //! position is projected back into walkable space).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use super::scene::Scene;
 use super::workers::{Workers, CHUNK};
 use crate::ir::Vec2;
@@ -31,15 +33,18 @@ const MAX_SWEEPS: u32 = 64;
 /// Sweep buffers, grown once and reused.
 #[derive(Default)]
 pub(super) struct Sweeps {
-    /// The places in the grid's order of the agents a sweep visits, and
-    /// their pushes and shortfalls.
+    /// The places in the grid's order of the agents a sweep visits, their
+    /// pushes and shortfalls, and where the pushes take them.
     visit: Vec<usize>,
     push: Vec<Vec2>,
     worst: Vec<f64>,
+    to: Vec<Vec2>,
     /// By place: the sweep that last listed it in `visit`.
-    listed: Vec<u32>,
+    listed: Vec<AtomicU32>,
     /// The agents the last sweep pushed, by slot.
     pushed: Vec<usize>,
+    /// Per chunk of `pushed`: the places found near them.
+    found: Vec<Vec<usize>>,
     /// Indexes the positions being pushed (the scene's grid indexes the
     /// snapshot); its points are kept where the sweeps put them.
     grid: Option<Grid>,
@@ -61,7 +66,7 @@ pub(super) fn enforce(
     let n = next.len();
     let t_min = scene.min_distance;
     let reach = t_min.max(2.0 * scene.max_radius);
-    let Sweeps { visit, push, worst, listed, pushed, grid } = buf;
+    let Sweeps { visit, push, worst, to, listed, pushed, found, grid } = buf;
     if takes_part.iter().filter(|&&t| t).nth(1).is_none() {
         return false;
     }
@@ -70,21 +75,26 @@ pub(super) fn enforce(
     visit.clear();
     visit.extend((0..n).filter(|&k| takes_part[grid.order()[k] as usize]));
     listed.clear();
-    listed.resize(n, 0);
+    listed.resize_with(n, AtomicU32::default);
     // How far any point may be from where the grid put it.
     let mut drift = 0.0;
     let mut moved = false;
     for sweep in 1..=MAX_SWEEPS {
+        let omega = if sweep == 1 { 1.0 } else { OMEGA };
         push.resize(visit.len(), Vec2::ZERO);
         worst.resize(visit.len(), 0.0);
+        to.resize(visit.len(), Vec2::ZERO);
         let (index, visiting): (&Grid, &[usize]) = (grid, visit);
         let bodies = Bodies { radius: &scene.agents.radius, movable: takes_part, ids: &scene.agents.id };
-        let chunks: Vec<(&mut [Vec2], &mut [f64])> = push.chunks_mut(CHUNK).zip(worst.chunks_mut(CHUNK)).collect();
-        workers.for_each(chunks, |k, (push, worst)| {
+        let chunks: Vec<_> = push.chunks_mut(CHUNK).zip(worst.chunks_mut(CHUNK)).zip(to.chunks_mut(CHUNK)).collect();
+        workers.for_each(chunks, |k, ((push, worst), to)| {
             for j in 0..push.len() {
                 let at = visiting[k * CHUNK + j];
                 let (i, p) = (index.order()[at] as usize, index.point_at(at));
                 (push[j], worst[j]) = separation(i, p, &bodies, index, t_min, reach + 2.0 * drift);
+                if push[j] != Vec2::ZERO {
+                    to[j] = scene.space.project(p + push[j] * omega, p, scene.agents.radius[i]);
+                }
             }
         });
         if worst.iter().all(|&w| w <= TOLERANCE * t_min) {
@@ -92,15 +102,13 @@ pub(super) fn enforce(
         }
         moved = true;
         let mut largest: f64 = 0.0;
-        let omega = if sweep == 1 { 1.0 } else { OMEGA };
         pushed.clear();
         for (k, &at) in visit.iter().enumerate() {
             if push[k] != Vec2::ZERO {
                 let i = grid.order()[at] as usize;
-                let to = scene.space.project(next[i] + push[k] * omega, next[i], scene.agents.radius[i]);
-                largest = largest.max(to.distance(next[i]));
-                next[i] = to;
-                grid.move_point(at, to);
+                largest = largest.max(to[k].distance(next[i]));
+                next[i] = to[k];
+                grid.move_point(at, to[k]);
                 pushed.push(i);
             }
         }
@@ -109,15 +117,28 @@ pub(super) fn enforce(
             grid.rebuild(next);
             drift = 0.0;
         }
-        // The next sweep visits the pushed agents and whoever they may now touch.
+        // The next sweep visits the pushed agents and whoever they may now
+        // touch, each listed once by whichever chunk finds it first.
+        let (index, positions, near) = (&*grid, &*next, reach + 2.0 * drift);
+        found.resize_with(pushed.len().div_ceil(CHUNK), Vec::new);
+        let chunks: Vec<_> = pushed.chunks(CHUNK).zip(found.iter_mut()).collect();
+        workers.for_each(chunks, |_, (pushed, found)| {
+            found.clear();
+            for &i in pushed {
+                index.for_each_placed(positions[i], near, |at, j, _| {
+                    let mark = &listed[at];
+                    if takes_part[j as usize]
+                        && mark.load(Ordering::Relaxed) != sweep
+                        && mark.swap(sweep, Ordering::Relaxed) != sweep
+                    {
+                        found.push(at);
+                    }
+                });
+            }
+        });
         visit.clear();
-        for &i in pushed.iter() {
-            grid.for_each_placed(next[i], reach + 2.0 * drift, |at, j, _| {
-                if takes_part[j as usize] && listed[at] != sweep {
-                    listed[at] = sweep;
-                    visit.push(at);
-                }
-            });
+        for f in &found[..pushed.len().div_ceil(CHUNK)] {
+            visit.extend_from_slice(f);
         }
         // Cell order, so each sweep's chunks are the same whatever found them first.
         visit.sort_unstable();
