@@ -38,8 +38,8 @@
 //!   set of goals, not on their order or repetitions;
 //! - after the first solve of a size, a solve allocates nothing.
 
-use std::cmp::Reverse;
 use dary_heap::QuaternaryHeap as BinaryHeap;
+use std::cmp::Reverse;
 
 /// Face directions of a cell, in this order, indexing `[f64; 4]` cost arrays.
 pub const EAST: usize = 0;

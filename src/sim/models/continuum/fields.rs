@@ -6,10 +6,12 @@
 //! - each person's splat weights sum to 1 (a weight that would fall beyond
 //!   the grid's edge goes to the edge cell), so the density field holds
 //!   exactly the number of people: mass is conserved;
-//! - people are splatted in slot order, so the sums are the same on any thread count.
+//! - each cell sums the people splatted into it in slot order, so the
+//!   sums are the same on any thread count.
 
 use crate::ir::Vec2;
 use crate::sim::scene::Scene;
+use crate::sim::workers::Workers;
 use crate::world::lattice::Lattice;
 
 pub(super) struct Fields {
@@ -60,23 +62,39 @@ impl Fields {
     }
 
     /// §4.1: every person's density into the four cells around it, and
-    /// their velocities weighted the same way.
-    pub fn splat(&mut self, pos: &[Vec2], vel: &[Vec2], lambda: f64) {
-        self.density.iter_mut().for_each(|d| *d = 0.0);
-        self.mean_vel.iter_mut().for_each(|v| *v = Vec2::ZERO);
-        for (&p, &v) in pos.iter().zip(vel) {
-            for (k, w) in splat_weights(&self.lattice, p, lambda) {
-                self.density[k] += w;
-                self.mean_vel[k] += v * w;
+    /// their velocities weighted the same way. The grid is cut into bands of
+    /// rows, splatted in parallel: each band adds the shares of its own
+    /// cells, person by person in slot order, so every cell's sum is the
+    /// same on any thread count.
+    pub fn splat(&mut self, pos: &[Vec2], vel: &[Vec2], lambda: f64, workers: &Workers) {
+        let l = self.lattice;
+        let band = l.ny.div_ceil(rayon::current_num_threads().max(1)) * l.nx;
+        let area = l.cell * l.cell;
+        let bands: Vec<_> = self.density.chunks_mut(band).zip(self.mean_vel.chunks_mut(band)).collect();
+        workers.for_each(bands, |b, (density, mean_vel)| {
+            let cells = b * band..b * band + density.len();
+            density.fill(0.0);
+            mean_vel.fill(Vec2::ZERO);
+            for (&p, &v) in pos.iter().zip(vel) {
+                let around = l.around(p);
+                // Corners A and B share a row, as do C and D.
+                if !cells.contains(&around.0[0]) && !cells.contains(&around.0[2]) {
+                    continue;
+                }
+                for (k, w) in shares(around, lambda) {
+                    if cells.contains(&k) {
+                        density[k - cells.start] += w;
+                        mean_vel[k - cells.start] += v * w;
+                    }
+                }
             }
-        }
-        let area = self.lattice.cell * self.lattice.cell;
-        for (d, v) in self.density.iter_mut().zip(&mut self.mean_vel) {
-            if *d > 0.0 {
-                *v /= *d;
+            for (d, v) in density.iter_mut().zip(mean_vel) {
+                if *d > 0.0 {
+                    *v /= *d;
+                }
+                *d /= area;
             }
-            *d /= area;
-        }
+        });
     }
 
     /// The step's discomfort: the regions', plus, when `weight` > 0, each
@@ -105,14 +123,14 @@ impl Fields {
     }
 }
 
-/// §4.1: the four cells around `p` (`A` the one whose centre is below and
-/// left of it, then `B`, `C`, `D` anticlockwise) and each one's share of a
-/// person at `p`, `min(1 − Δx, 1 − Δy)^λ`, `min(Δx, 1 − Δy)^λ`,
+/// §4.1: the four cells around a person (`A` the one whose centre is below
+/// and left of it, then `B`, `C`, `D` anticlockwise, with its offset
+/// `(Δx, Δy)` from `A`'s centre, as [`Lattice::around`] gives them) and
+/// each one's share of it, `min(1 − Δx, 1 − Δy)^λ`, `min(Δx, 1 − Δy)^λ`,
 /// `min(Δx, Δy)^λ`, `min(1 − Δx, Δy)^λ`, scaled to sum to 1 (the paper's
 /// weights sum to between 1 and 2, so a person standing where four cells
 /// meet would count twice).
-pub(super) fn splat_weights(l: &Lattice, p: Vec2, lambda: f64) -> [(usize, f64); 4] {
-    let (cells, dx, dy) = l.around(p);
+fn shares((cells, dx, dy): ([usize; 4], f64, f64), lambda: f64) -> [(usize, f64); 4] {
     let power = |w: f64| if lambda == 1.0 { w } else { crate::math::pow(w, lambda) };
     let w = [power((1.0 - dx).min(1.0 - dy)), power(dx.min(1.0 - dy)), power(dx.min(dy)), power((1.0 - dx).min(dy))];
     let sum: f64 = w.iter().sum();
@@ -130,7 +148,7 @@ pub(super) mod tests {
             for b in 0..40 {
                 let p = Vec2::new(-3.5 + a as f64 * 0.2, 1.5 + b as f64 * 0.12);
                 for lambda in [0.5, 1.0, 3.0] {
-                    let w = splat_weights(&l, p, lambda);
+                    let w = shares(l.around(p), lambda);
                     let sum: f64 = w.iter().map(|(_, w)| w).sum();
                     assert!((sum - 1.0).abs() < 1e-12, "{p:?} λ {lambda}: {sum}");
                     assert!(w.iter().all(|&(k, w)| k < l.cells() && w >= 0.0));
@@ -167,13 +185,32 @@ pub(super) mod tests {
             .collect();
         let vel: Vec<Vec2> = (0..n).map(|k| Vec2::new(1.0 + (k % 7) as f64 * 0.1, -0.5)).collect();
         for lambda in [0.5, 1.0, 2.5] {
-            fields.splat(&pos, &vel, lambda);
+            fields.splat(&pos, &vel, lambda, &Workers::default());
             let area = l.cell * l.cell;
             let people: f64 = fields.density.iter().map(|d| d * area).sum();
             assert!((people - n as f64).abs() < 1e-9, "λ {lambda}: {people} people");
             let momentum: Vec2 = fields.density.iter().zip(&fields.mean_vel).map(|(d, v)| *v * (d * area)).sum();
             let expected: Vec2 = vel.iter().copied().sum();
             assert!((momentum - expected).length() < 1e-9, "λ {lambda}: {momentum:?} against {expected:?}");
+        }
+    }
+
+    #[test]
+    fn the_splat_is_the_same_on_any_thread_count() {
+        let l = Lattice { min: Vec2::new(0.0, 0.0), cell: 0.5, nx: 37, ny: 23 };
+        let pos: Vec<Vec2> = (0..5000)
+            .map(|k| Vec2::new(-1.0 + (k as f64 * 0.618_033_988_75).fract() * 21.0, (k as f64 * 0.7548).fract() * 13.0))
+            .collect();
+        let vel: Vec<Vec2> = (0..5000).map(|k| Vec2::new((k % 11) as f64 * 0.1, 0.3)).collect();
+        let splat = |threads: usize| {
+            let mut fields = open(l);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            pool.install(|| fields.splat(&pos, &vel, 1.5, &Workers::default()));
+            (fields.density, fields.mean_vel)
+        };
+        let one = splat(1);
+        for threads in [2, 3, 8] {
+            assert!(splat(threads) == one, "{threads} threads");
         }
     }
 
@@ -196,7 +233,7 @@ pub(super) mod tests {
     #[test]
     fn a_person_at_a_cell_centre_belongs_to_that_cell_alone() {
         let l = Lattice { min: Vec2::ZERO, cell: 1.0, nx: 4, ny: 4 };
-        let w = splat_weights(&l, Vec2::new(1.5, 2.5), 1.0);
+        let w = shares(l.around(Vec2::new(1.5, 2.5)), 1.0);
         assert_eq!(w[0], (1 + 2 * 4, 1.0));
         assert!(w[1..].iter().all(|&(_, w)| w == 0.0));
     }

@@ -228,7 +228,7 @@ impl Model for Continuum {
         self.gather(scene, drives);
         let fields = self.fields.get_or_insert_with(|| Fields::new(scene, lattice));
         let base = &self.settings[0];
-        fields.splat(&scene.agents.pos, &scene.agents.vel, base.density_exponent);
+        fields.splat(&scene.agents.pos, &scene.agents.vel, base.density_exponent, workers);
         fields.predict(&scene.agents.pos, &scene.agents.vel, base.predictive_weight, base.predictive_horizon);
         let every = base.update_every.round().max(1.0) as u64;
         let solve = self.steps.is_multiple_of(every);
