@@ -4,7 +4,7 @@
 //! per second of the eikonal solver (`src/plan/eikonal.rs`, fast marching)
 //! on 256² and 512² grids of anisotropic face costs (seeded, in [0.5, 5], a
 //! few wall blocks, four goal cells), against a plain Dijkstra over the same
-//! 4-connected grid (edge weight `h·cost[k][d]`, the same binary heap of
+//! 4-connected grid (edge weight `h·cost[k][d]`, the same four-ary heap of
 //! `(value, cell)` keys with lazy deletion), in the same run. Marching's
 //! potential may cut between the axes but is never above the grid-path
 //! distance, and the two reach the same cells: the bench checks both.
@@ -28,7 +28,7 @@
 //! on 2, the same trace; the bench fails otherwise.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap;
 use std::time::Instant;
 
 use crowd::diag::SourceFile;
@@ -96,7 +96,7 @@ fn key(v: f64, i: usize, j: usize) -> u128 {
 /// moving out of cell `k` through face `d` for `h·cost[k][d]`.
 #[derive(Default)]
 struct Dijkstra {
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: QuaternaryHeap<Reverse<u128>>,
     done: Vec<bool>,
 }
 
