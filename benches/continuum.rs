@@ -27,8 +27,8 @@
 //! at least 2 million agent-steps a second on 1 thread, at least 1.6× that
 //! on 2, the same trace; the bench fails otherwise.
 
-use std::cmp::Reverse;
 use dary_heap::QuaternaryHeap;
+use std::cmp::Reverse;
 use std::time::Instant;
 
 use crowd::diag::SourceFile;

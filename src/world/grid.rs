@@ -383,6 +383,16 @@ impl Buckets {
 mod tests {
     use super::*;
 
+    /// Uniform draws in [0, 1) from a xorshift stream seeded with `s`.
+    fn uniform(mut s: u64) -> impl FnMut() -> f64 {
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     fn brute(pts: &[Vec2], p: Vec2, r: f64) -> Vec<u32> {
         (0..pts.len() as u32).filter(|&i| pts[i as usize].distance(p) <= r).collect()
     }
@@ -391,13 +401,7 @@ mod tests {
     fn queries_find_everything_a_brute_force_finds() {
         let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(10.0, 7.0) };
         let mut g = Grid::new(area, 0.5, 1 << 20);
-        let mut s = 12345u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(12345);
         // Some points outside the area on purpose.
         let pts: Vec<Vec2> = (0..2000).map(|_| Vec2::new(next() * 12.0 - 1.0, next() * 9.0 - 1.0)).collect();
         g.rebuild(&pts);
@@ -422,13 +426,7 @@ mod tests {
         // on cell corners and edges, where an off-by-one would lose a row.
         let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(20.0, 14.0) };
         let mut g = Grid::new(area, 2.0, 1 << 20);
-        let mut s = 987654321u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(987654321);
         let mut pts: Vec<Vec2> = (0..3000).map(|_| Vec2::new(next() * 20.0, next() * 14.0)).collect();
         pts.extend((0..=10).flat_map(|i| (0..=7).map(move |j| Vec2::new(2.0 * i as f64, 2.0 * j as f64))));
         g.rebuild(&pts);
@@ -498,13 +496,7 @@ mod tests {
     fn the_sort_in_bands_is_the_sort_on_one_thread() {
         // Enough points for the banded sort, many sharing cells, some outside.
         let area = Rect { min: Vec2::new(0.0, 0.0), max: Vec2::new(50.0, 30.0) };
-        let mut s = 99u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(99);
         let pts: Vec<Vec2> =
             (0..3 * PARALLEL_KEYS).map(|_| Vec2::new(next() * 54.0 - 2.0, next() * 34.0 - 2.0)).collect();
         let sorted = |threads: usize| {
