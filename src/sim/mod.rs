@@ -728,9 +728,10 @@ impl<'p> Simulation<'p> {
     fn note_progress(&mut self, t: f64) {
         let agents = &mut self.scene.agents;
         let (aim, arrived, pos, objects) = (&agents.aim, &agents.arrived, &agents.pos, &self.scene.program.objects);
-        self.workers.for_each(agents.mind.chunks_mut(CHUNK).collect(), |k, minds| {
+        let len = workers::light_chunk(agents.mind.len());
+        self.workers.for_each(agents.mind.chunks_mut(len).collect(), |k, minds| {
             for (j, m) in minds.iter_mut().enumerate() {
-                let i = k * CHUNK + j;
+                let i = k * len + j;
                 let Goal::Object(o) = aim[i] else {
                     m.stalled = false;
                     continue;
@@ -756,10 +757,11 @@ impl<'p> Simulation<'p> {
             return;
         }
         let (per_second, scene, next) = (self.scene.clock.per_second(), &self.scene, &s.next);
-        let chunks: Vec<_> = s.vel.chunks_mut(CHUNK).zip(s.keys.chunks_mut(CHUNK)).collect();
+        let len = workers::light_chunk(next.len());
+        let chunks: Vec<_> = s.vel.chunks_mut(len).zip(s.keys.chunks_mut(len)).collect();
         self.workers.for_each(chunks, |k, (vel, keys)| {
             for j in 0..vel.len() {
-                let i = k * CHUNK + j;
+                let i = k * len + j;
                 vel[j] = (next[i] - scene.agents.pos[i]) * per_second;
                 keys[j] = scene.grid.key_of(next[i]);
             }

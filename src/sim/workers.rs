@@ -19,6 +19,30 @@ use std::time::{Duration, Instant};
 /// pass together, large enough that handing out chunks costs little.
 pub(super) const CHUNK: usize = 128;
 
+/// Below this many items a pass of light work per item (a few nanoseconds)
+/// costs more to hand out than it saves: it runs as one chunk, on the caller.
+const LIGHT: usize = 8192;
+
+/// Items per chunk of a pass over `n` items of light work: [`CHUNK`], or
+/// all of them in one chunk below [`LIGHT`].
+pub(crate) fn light_chunk(n: usize) -> usize {
+    if n < LIGHT {
+        n.max(1)
+    } else {
+        CHUNK
+    }
+}
+
+/// How many parts to cut light work over `n` items into: one per thread of
+/// the pool, or one below [`LIGHT`].
+pub(crate) fn light_parts(n: usize) -> usize {
+    if n < LIGHT {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
+}
+
 /// How long a helper stays awake without work after a pass: several times
 /// the sequential gap between two passes.
 const HOLD: Duration = Duration::from_millis(2);

@@ -11,7 +11,7 @@
 
 use crate::ir::Vec2;
 use crate::sim::scene::Scene;
-use crate::sim::workers::Workers;
+use crate::sim::workers::{light_parts, Workers};
 use crate::world::lattice::Lattice;
 
 pub(super) struct Fields {
@@ -68,7 +68,7 @@ impl Fields {
     /// same on any thread count.
     pub fn splat(&mut self, pos: &[Vec2], vel: &[Vec2], lambda: f64, workers: &Workers) {
         let l = self.lattice;
-        let band = l.ny.div_ceil(rayon::current_num_threads().max(1)) * l.nx;
+        let band = l.ny.div_ceil(light_parts(pos.len())) * l.nx;
         let area = l.cell * l.cell;
         let bands: Vec<_> = self.density.chunks_mut(band).zip(self.mean_vel.chunks_mut(band)).collect();
         workers.for_each(bands, |b, (density, mean_vel)| {
@@ -198,10 +198,11 @@ pub(super) mod tests {
     #[test]
     fn the_splat_is_the_same_on_any_thread_count() {
         let l = Lattice { min: Vec2::new(0.0, 0.0), cell: 0.5, nx: 37, ny: 23 };
-        let pos: Vec<Vec2> = (0..5000)
+        // Enough people to be cut into bands.
+        let pos: Vec<Vec2> = (0..20_000)
             .map(|k| Vec2::new(-1.0 + (k as f64 * 0.618_033_988_75).fract() * 21.0, (k as f64 * 0.7548).fract() * 13.0))
             .collect();
-        let vel: Vec<Vec2> = (0..5000).map(|k| Vec2::new((k % 11) as f64 * 0.1, 0.3)).collect();
+        let vel: Vec<Vec2> = (0..20_000).map(|k| Vec2::new((k % 11) as f64 * 0.1, 0.3)).collect();
         let splat = |threads: usize| {
             let mut fields = open(l);
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
