@@ -20,6 +20,8 @@ pub mod rng;
 pub mod sim;
 pub mod steer;
 pub mod syntax;
+#[cfg(test)]
+mod test_files;
 pub mod trace;
 pub mod world;
 

@@ -283,27 +283,13 @@ fn file_name(uri: &Uri) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use lsp_server::{Connection, Message, Notification, Request, RequestId};
     use serde_json::json;
 
     use super::*;
-
-    /// The `.crowd` files under a folder, in path order.
-    pub(crate) fn crowd_files(dir: &Path) -> Vec<PathBuf> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        let mut out = Vec::new();
-        for p in entries {
-            if p.is_dir() {
-                out.extend(crowd_files(&p));
-            } else if p.extension().is_some_and(|e| e == "crowd") {
-                out.push(p);
-            }
-        }
-        out
-    }
+    use crate::test_files::crowd_files;
 
     /// Every question at every seventh offset of every scenario and fixture,
     /// broken ones too: an answer or none, never a panic.

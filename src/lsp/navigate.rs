@@ -105,7 +105,7 @@ mod tests {
 
     use super::*;
     use crate::lsp::position::Encoding;
-    use crate::lsp::tests::crowd_files;
+    use crate::test_files::crowd_files;
 
     fn apply(doc: &Document, edits: &[TextEdit]) -> String {
         let mut text = doc.text().to_string();

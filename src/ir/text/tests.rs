@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use super::agents::dist;
 use super::*;
 use crate::ir::Dist;
+use crate::test_files::crowd_files;
 
 fn program(source: &str) -> Program {
     let file = crate::SourceFile::new("test.crowd", source);
@@ -146,24 +147,6 @@ fn meaning_text_ignores_the_layout_of_expectations_only() {
     assert_ne!(to_text(&tight), to_text(&loose));
     assert_eq!(meaning_text(&tight), meaning_text(&loose));
     assert_ne!(meaning_text(&tight), meaning_text(&compile("min distance among p >= 0.4 m")));
-}
-
-/// Every `.crowd` file under `dir`, sorted.
-fn crowd_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "crowd") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 #[test]
