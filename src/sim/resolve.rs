@@ -137,7 +137,7 @@ pub(super) fn enforce(
             }
         });
         visit.clear();
-        for f in &found[..pushed.len().div_ceil(CHUNK)] {
+        for f in found.iter() {
             visit.extend_from_slice(f);
         }
         // Cell order, so each sweep's chunks are the same whatever found them first.

@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 pub(super) const CHUNK: usize = 128;
 
 /// Below this many items a pass of light work per item (a few nanoseconds)
-/// costs more to hand out than it saves: it runs as one chunk, on the caller.
-const LIGHT: usize = 8192;
+/// costs more to hand out than it saves: it runs as one chunk, on the
+/// caller. The spatial index sorts on one thread below the same count.
+const LIGHT: usize = crate::world::grid::PARALLEL_KEYS;
 
 /// Items per chunk of a pass over `n` items of light work: [`CHUNK`], or
 /// all of them in one chunk below [`LIGHT`].

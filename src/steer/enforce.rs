@@ -30,8 +30,10 @@ pub struct Bodies<'a> {
 /// (`sim/resolve.rs`). A neighbour that does not take part (`movable[j]`
 /// false: it keeps its distance its own way) stands like a wall, and agent `i`
 /// takes the whole shortfall. Agent `i` is at `p`; `grid` holds every
-/// body where it is now, in the cell it was in up to `reach` minus the
-/// largest pair distance ago.
+/// body where it is now, filed under a cell it may since have left:
+/// `reach` is the largest pair distance widened by twice the farthest any
+/// body moved since the grid was built, so every neighbour too close is
+/// found.
 #[inline]
 pub fn separation(i: usize, p: Vec2, bodies: &Bodies, grid: &Grid, t_min: f64, reach: f64) -> (Vec2, f64) {
     let Bodies { radius, movable, ids } = *bodies;

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 
 use crate::ir::{Rect, Vec2};
 
-/// Above this many items, cell keys are computed in parallel.
-const PARALLEL_KEYS: usize = 8192;
+/// Above this many items, cell keys are computed and sorted in parallel.
+pub(crate) const PARALLEL_KEYS: usize = 8192;
 
 #[derive(Clone, Debug)]
 pub struct Grid {
@@ -138,52 +138,37 @@ impl Grid {
         self.in_order = false;
         self.items.resize(n, 0);
         self.sorted.resize(n, Vec2::ZERO);
+        self.start[cells] = n as u32;
         let bands = if n >= PARALLEL_KEYS { rayon::current_num_threads().min(cells) } else { 1 };
         if bands <= 1 {
-            let whole = Band { cells: 0..cells, places: 0..n };
-            whole.count(keys, &mut self.start[..cells]);
-            whole.place(points, keys, &mut self.start[..cells], &mut self.items, &mut self.sorted);
-            self.start[cells] = n as u32;
+            count(0, keys, &mut self.start[..cells]);
+            place(0, 0, points, keys, &mut self.start[..cells], &mut self.items, &mut self.sorted);
             return;
         }
         // The same sort cut into bands of cells, one per thread: each band
-        // reads every key and handles the items of its own cells, so each
-        // cell holds the same items in the same order as above.
+        // reads every key and handles the items of its own cells, into its
+        // own share of the outputs, so each cell holds the same items in the
+        // same order as on one thread.
         let width = cells.div_ceil(bands);
-        self.start[..cells].par_chunks_mut(width).enumerate().for_each(|(b, counts)| {
-            Band { cells: b * width..b * width + counts.len(), places: 0..0 }.count(keys, counts);
+        self.start[..cells].par_chunks_mut(width).enumerate().for_each(|(b, ends)| count(b * width, keys, ends));
+        let (mut ends, mut items, mut sorted) = (&mut self.start[..cells], &mut self.items[..], &mut self.sorted[..]);
+        let (mut shares, mut first_place) = (Vec::with_capacity(bands), 0);
+        for b in 0..cells.div_ceil(width) {
+            let (e, e_rest) = ends.split_at_mut(width.min(ends.len()));
+            let len = e.last().map_or(0, |&end| end as usize);
+            let (i, i_rest) = items.split_at_mut(len);
+            let (p, p_rest) = sorted.split_at_mut(len);
+            shares.push((b * width, first_place, e, i, p));
+            (ends, items, sorted, first_place) = (e_rest, i_rest, p_rest, first_place + len);
+        }
+        shares.into_par_iter().for_each(|(first_cell, first_place, ends, items, sorted)| {
+            place(first_cell, first_place, points, keys, ends, items, sorted);
         });
-        let mut bands: Vec<Band> = Vec::with_capacity(bands);
-        let mut first = 0;
-        for (b, counts) in self.start[..cells].chunks(width).enumerate() {
-            let last = first + counts.last().map_or(0, |&end| end as usize);
-            bands.push(Band { cells: b * width..b * width + counts.len(), places: first..last });
-            first = last;
-        }
-        self.start[cells] = n as u32;
-        // Each band's share of the outputs, cut in order.
-        let (mut starts, mut items, mut sorted) = (&mut self.start[..cells], &mut self.items[..], &mut self.sorted[..]);
-        let mut shares = Vec::with_capacity(bands.len());
-        for band in &bands {
-            let (s, s_rest) = starts.split_at_mut(band.cells.len());
-            let (i, i_rest) = items.split_at_mut(band.places.len());
-            let (p, p_rest) = sorted.split_at_mut(band.places.len());
-            shares.push((band, s, i, p));
-            (starts, items, sorted) = (s_rest, i_rest, p_rest);
-        }
-        shares
-            .into_par_iter()
-            .for_each(|(band, starts, items, sorted)| band.place(points, keys, starts, items, sorted));
     }
 
     /// Every indexed id, in cell order (ids increasing within a cell).
     pub fn order(&self) -> &[u32] {
         &self.items
-    }
-
-    /// Every indexed id with its point as indexed, in cell order.
-    pub fn placed(&self) -> impl Iterator<Item = (u32, Vec2)> + '_ {
-        self.items.iter().copied().zip(self.sorted.iter().copied())
     }
 
     /// The point at `place` in [`Grid::order`], as the index holds it.
@@ -288,45 +273,46 @@ impl Grid {
     }
 }
 
-/// Cells `cells` of a counting sort, whose items go to `places` of its outputs.
-struct Band {
-    cells: std::ops::Range<usize>,
-    places: std::ops::Range<usize>,
+/// Counting sort, first half, over the cells from `first_cell` on that
+/// `ends` covers: each cell's items counted, then the counts turned into
+/// the cells' ends within those cells' share of the outputs.
+fn count(first_cell: usize, keys: &[u32], ends: &mut [u32]) {
+    ends.fill(0);
+    for &k in keys {
+        if let Some(c) = (k as usize).checked_sub(first_cell).filter(|&c| c < ends.len()) {
+            ends[c] += 1;
+        }
+    }
+    let mut end = 0;
+    for c in ends.iter_mut() {
+        end += *c;
+        *c = end;
+    }
 }
 
-impl Band {
-    /// Counts the band's items per cell into `counts` (by cell, from the
-    /// band's first), then turns the counts into cell ends within the band.
-    fn count(&self, keys: &[u32], counts: &mut [u32]) {
-        counts.fill(0);
-        for &k in keys {
-            if let Some(c) = (k as usize).checked_sub(self.cells.start).filter(|&c| c < counts.len()) {
-                counts[c] += 1;
-            }
-        }
-        let mut end = 0;
-        for c in counts.iter_mut() {
-            end += *c;
-            *c = end;
-        }
+/// Counting sort, second half: the items of the cells [`count`] covered,
+/// placed from the last to the first, each at its cell's end moved down by
+/// one, which keeps ids increasing within a cell and leaves `ends` as the
+/// cells' starts; those are then offset by `first_place`, where this share
+/// of the outputs begins.
+fn place(
+    first_cell: usize,
+    first_place: usize,
+    points: &[Vec2],
+    keys: &[u32],
+    ends: &mut [u32],
+    items: &mut [u32],
+    sorted: &mut [Vec2],
+) {
+    for i in (0..points.len()).rev() {
+        let Some(c) = (keys[i] as usize).checked_sub(first_cell).filter(|&c| c < ends.len()) else {
+            continue;
+        };
+        ends[c] -= 1;
+        items[ends[c] as usize] = i as u32;
+        sorted[ends[c] as usize] = points[i];
     }
-
-    /// Places the band's items, from the last to the first, each at its
-    /// cell's end moved down by one, which leaves `ends` as the cells'
-    /// starts (offset by the band's first place) and keeps ids increasing
-    /// within a cell.
-    fn place(&self, points: &[Vec2], keys: &[u32], ends: &mut [u32], items: &mut [u32], sorted: &mut [Vec2]) {
-        for i in (0..points.len()).rev() {
-            let Some(c) = (keys[i] as usize).checked_sub(self.cells.start).filter(|&c| c < ends.len()) else {
-                continue;
-            };
-            ends[c] -= 1;
-            items[ends[c] as usize] = i as u32;
-            sorted[ends[c] as usize] = points[i];
-        }
-        let first = self.places.start as u32;
-        ends.iter_mut().for_each(|e| *e += first);
-    }
+    ends.iter_mut().for_each(|e| *e += first_place as u32);
 }
 
 /// A grid of discs that grows one insertion at a time (the counting-sort
