@@ -61,7 +61,7 @@ pub(crate) fn prepare_hold(walk: &mut Walk, scene: &Scene, r: f64) -> bool {
         walk.next_markers.of(&scene.markers, &scene.marker_grid, node, r);
         asks = true;
     }
-    asks || walk.moved_on
+    asks || walk.moved_on || walk.left_at
 }
 
 impl Tables {
@@ -118,15 +118,20 @@ impl Tables {
         for &i in settling {
             let d = &mut drives[i];
             let Some(walk) = d.walk() else { continue };
-            if walk.moved_on {
+            if walk.moved_on || walk.left_at {
                 let id = scene.agents.id[i];
-                walk.moved_on = false;
                 for m in walk.held_at.drain(..) {
                     if self.held[m as usize] == id {
                         self.held[m as usize] = NONE;
                     }
                 }
-                walk.held_at = std::mem::take(&mut walk.held_next);
+                if walk.moved_on {
+                    walk.held_at = std::mem::take(&mut walk.held_next);
+                } else {
+                    // Left behind: nothing more is asked of it.
+                    walk.holds_at = true;
+                }
+                (walk.moved_on, walk.left_at) = (false, false);
             }
             if let Some(node) = d.reserving().and_then(|w| asks(w, Pass::At)) {
                 at.push((i, node));

@@ -102,6 +102,9 @@ pub(crate) struct Walk {
     pub next_markers: NodeMarkers,
     /// Reached `next` in the last pass: its markers become `held_at`.
     pub moved_on: bool,
+    /// Walked past the middle of its segment in the last pass: the markers
+    /// of the node walked from no longer cover the way ahead, and go back.
+    pub left_at: bool,
     /// Steps waited for a grant.
     pub waited: u32,
     /// Regrowing around the markers others hold.
@@ -376,6 +379,12 @@ impl Growth {
             };
         }
         let node = tree.pos(walk.next);
+        if reserve && !walk.held_at.is_empty() && pos.distance(tree.pos(walk.at)) >= self.reserve_radius() {
+            // Past the middle of the segment: with A_r = α/2 the next node's
+            // markers cover the rest of the way (Sec 6), so the agent
+            // behind may have the node walked from.
+            walk.left_at = true;
+        }
         if pos.distance(node) <= beta {
             // Lands on the node this step: it becomes the node walked from.
             walk.starved_steps = 0;
