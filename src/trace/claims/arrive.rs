@@ -5,7 +5,7 @@
 
 use super::Frames;
 use crate::ir::{Amount, Comparison, Subject};
-use crate::trace::measure::goals::{STUCK_DISTANCE, STUCK_WINDOW};
+use crate::trace::measure::goals::stuck_rule;
 use crate::trace::metrics::{amount_compares, Verdict};
 
 /// Every agent of `who` completes a trip, no later than `by` when given.
@@ -38,9 +38,7 @@ pub fn reaches_goal(fr: &Frames<'_>, who: Subject, by: Option<f64>) -> Verdict {
     }
     let stuck = late.iter().filter(|&&k| g.stuck.contains(&tracks.id[k])).count();
     if stuck > 0 {
-        detail.push_str(&format!(
-            "; {stuck} stuck (goal unreached, moved < {STUCK_DISTANCE} m in their last {STUCK_WINDOW} s)"
-        ));
+        detail.push_str(&format!("; {stuck} stuck ({})", stuck_rule()));
     }
     let goalless = late.iter().filter(|&&k| !g.had_goal[k]).count();
     if goalless > 0 {
@@ -57,11 +55,7 @@ pub fn stuck(fr: &Frames<'_>, who: Subject, max: Amount) -> Verdict {
     };
     let ids = &fr.rec.trace.tracks.id;
     let stuck: Vec<u32> = mine.iter().map(|&k| ids[k]).filter(|id| g.stuck.contains(id)).collect();
-    let mut detail = format!(
-        "{} of {} agent(s) stuck (goal unreached, moved < {STUCK_DISTANCE} m in their last {STUCK_WINDOW} s)",
-        stuck.len(),
-        mine.len()
-    );
+    let mut detail = format!("{} of {} agent(s) stuck ({})", stuck.len(), mine.len(), stuck_rule());
     if let Some(first) = stuck.first() {
         detail.push_str(&format!("; first: agent {first}"));
     }

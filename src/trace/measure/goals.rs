@@ -30,8 +30,14 @@ use super::motion::path_ratio;
 pub const ARRIVAL_SLACK: f64 = 2.0;
 /// An agent is stuck if it moved less than this over its last [`STUCK_WINDOW`] s, m.
 pub const STUCK_DISTANCE: f64 = 0.5;
-/// s.
+/// s. A trip younger than this is not judged: an agent that waited in line
+/// for room and was just given a new goal has not yet had time to move.
 pub const STUCK_WINDOW: f64 = 5.0;
+
+/// What "stuck" means, as reports and claims say it.
+pub fn stuck_rule() -> String {
+    format!("trip unfinished for {STUCK_WINDOW} s or more, moved < {STUCK_DISTANCE} m in its last {STUCK_WINDOW} s")
+}
 
 /// How close to a goal counts as arrived (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -246,7 +252,8 @@ pub struct Goals {
     pub trip_track: Vec<u32>,
     /// Per track: its trips, completed or not.
     pub track_trips: Vec<u32>,
-    /// Agents whose last trip is unfinished and who barely moved over their last [`STUCK_WINDOW`] s.
+    /// Agents whose last trip is unfinished after [`STUCK_WINDOW`] s or more
+    /// and who barely moved over the last [`STUCK_WINDOW`] s.
     pub stuck: Vec<u32>,
 }
 
@@ -332,7 +339,7 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: Reach) -> Goals {
                 }
             }
         }
-        if !trip_done && is_stuck(trace, rows) {
+        if !trip_done && is_stuck(trace, rows, trip_start) {
             out.stuck.push(trace.tracks.id[k]);
         }
         out.agents_with_goal += u64::from(had_goal);
@@ -344,11 +351,13 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: Reach) -> Goals {
     out
 }
 
-/// Whether the agent moved less than [`STUCK_DISTANCE`] over the last [`STUCK_WINDOW`] s of its track.
-pub fn is_stuck(trace: &Trace, rows: &[u32]) -> bool {
-    let (Some(&a), Some(&b)) = (rows.first(), rows.last()) else { return false };
+/// Whether the agent, on a trip since `trip_start` (s), moved less than
+/// [`STUCK_DISTANCE`] over the last [`STUCK_WINDOW`] s of its track, all of
+/// them on that trip.
+pub fn is_stuck(trace: &Trace, rows: &[u32], trip_start: f64) -> bool {
+    let Some(&b) = rows.last() else { return false };
     let t_end = trace.frames[trace.frame_of(b as usize)].t;
-    if t_end - trace.frames[trace.frame_of(a as usize)].t < STUCK_WINDOW - 1e-9 {
+    if t_end - trip_start < STUCK_WINDOW - 1e-9 {
         return false;
     }
     let end = trace.pos[b as usize];
@@ -383,6 +392,27 @@ mod tests {
         assert_eq!((g.agents_with_goal, g.agents_arrived, g.trips, g.trips_done), (1, 1, 1, 1));
         assert_eq!(g.travel_times, vec![9.0]);
         assert!(g.stuck.is_empty());
+    }
+
+    /// An agent that stood for the last 6 s of a trip begun at 0 s is stuck;
+    /// one that stood as long waiting for room and was given its new goal
+    /// 2 s before the end is not: its trip is too young to judge.
+    #[test]
+    fn only_a_trip_older_than_the_window_is_judged_stuck() {
+        let stand = |goal_changes_at: u32| {
+            let mut csv = String::from("id,frame,t,x,y,goal\n");
+            for k in 0..=10 {
+                let (x, goal) = if k < 4 { (f64::from(k), "(9 0)") } else { (4.0, "(9 0)") };
+                let goal = if k >= goal_changes_at { "(0 9)" } else { goal };
+                csv.push_str(&format!("0,{k},{k},{x},0,{goal}\n"));
+            }
+            let trace = Trace::parse(csv.as_bytes()).unwrap();
+            goals(&trace, &targets(&trace, None).unwrap(), Reach { point: 0.3, agent: 0.3 }).stuck
+        };
+        assert_eq!(stand(11), vec![0]);
+        assert!(stand(8).is_empty());
+        // A trip exactly the window old is judged.
+        assert_eq!(stand(5), vec![0]);
     }
 
     /// A walker that stood at its last frame 0.8 m short of its region,

@@ -342,9 +342,8 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
             if !g.stuck.is_empty() {
                 let shown: Vec<String> = g.stuck.iter().take(10).map(u32::to_string).collect();
                 notes.push(format!(
-                    "stuck (goal unreached, moved < {} m in their last {} s): agents {}{}",
-                    super::goals::STUCK_DISTANCE,
-                    super::goals::STUCK_WINDOW,
+                    "stuck ({}): agents {}{}",
+                    super::goals::stuck_rule(),
                     shown.join(", "),
                     if g.stuck.len() > 10 { ", ..." } else { "" }
                 ));
