@@ -1,5 +1,5 @@
 //! The claims about proximity, amounts inside an area, counts, the mean
-//! distance to the nearest other agent, collisions, stuck agents, trips,
+//! distance to the nearest other agent, the mean speed, collisions, stuck agents, trips,
 //! distance moved, goals picked, coverage and a group's
 //! formation error and spread, the time qualifiers `during` and `for at
 //! least X% of`, and the subject `followers of`: each written in the
@@ -192,6 +192,24 @@ fn nearest_distance() {
             "first fails at 2 s: mean nearest distance 2.08",
         ),
         ("nearest distance of b >= 0 m at 0 s", '-', "1 such agent(s) at 0 s, fewer than two"),
+    ]);
+}
+
+/// Agents 0 and 1 walk at 1.6 m/s and agent 3 stands: `a`'s mean speed is
+/// 1.0667 m/s in every frame. Agent 2 (of `b`) jitters 0.2 m between frames
+/// but its recorded velocity is 0.
+#[test]
+fn mean_speed() {
+    check(&[
+        ("mean speed of a <= 1.1 m/s during 0 s to 10 s", '+', "held in all 11 frame(s)"),
+        (
+            "mean speed of a >= 1.1 m/s at 5 s",
+            '-',
+            "mean speed 1.0666666666666667 m/s over 3 agent(s) at 5 s (frame 5)",
+        ),
+        ("mean speed of everyone <= 0.5 m/s for at least 10% of 0 s to 10 s", '-', "0 of 11 frame(s)"),
+        ("mean speed of everyone >= 0.8 m/s at 0 s", '+', "mean speed 0.8 m/s over 4 agent(s)"),
+        ("mean speed of b <= 0 m/s during 0 s to 10 s", '+', "held in all 11 frame(s)"),
     ]);
 }
 

@@ -160,6 +160,7 @@ const TOKENS: &[&str] = &[
     "nobody inside",
     "formation error of",
     "spread of",
+    "mean speed of",
     "everyone",
     "columns",
     "speed",

@@ -173,6 +173,12 @@ impl Checker {
                 let at = self.when(at);
                 K::NearestDistance { who: who?, comparison: comparison(*at_most), bound: bound?, at: at? }
             }
+            A::MeanSpeed { who, at_most, bound, at } => {
+                let who = self.subject(who);
+                let bound = self.si_in(bound, Dim::Speed, 0.0, f64::INFINITY, false, "mean speed");
+                let at = self.when(at);
+                K::MeanSpeed { who: who?, comparison: comparison(*at_most), bound: bound?, at: at? }
+            }
             A::Formation { group, formation, at } => {
                 let group = self
                     .claim_group(group, "a formation", "formation of GROUP is river at 12 s")

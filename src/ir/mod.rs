@@ -940,6 +940,9 @@ pub enum ExpectationKind {
     /// nearest other live agent of `who` is at most / at least `bound` (m).
     /// Frames with fewer than two such agents have none.
     NearestDistance { who: Subject, comparison: Comparison, bound: f64, at: When },
+    /// The mean over the live agents of `who` of their speed is at most / at
+    /// least `bound` (m/s). Frames without such agents have none.
+    MeanSpeed { who: Subject, comparison: Comparison, bound: f64, at: When },
     /// Every live agent of `who` is within `distance` of the nearest other
     /// live agent of `of`.
     Near { who: Subject, of: Subject, distance: f64, at: When },

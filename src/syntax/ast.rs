@@ -604,6 +604,12 @@ pub enum ExpectationKind {
         bound: Quantity,
         at: When,
     },
+    MeanSpeed {
+        who: Subject,
+        at_most: bool,
+        bound: Quantity,
+        at: When,
+    },
     Near {
         who: Subject,
         distance: Quantity,

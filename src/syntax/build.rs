@@ -812,6 +812,15 @@ impl Builder {
                     at: when(self),
                 }
             }
+            Rule::expect_mean_speed => {
+                let compare = p.iter().find(|x| x.as_rule() == Rule::compare).expect("a comparison");
+                ExpectationKind::MeanSpeed {
+                    who: subjects(self).remove(0),
+                    at_most: compare.as_str() == "<=",
+                    bound: quantities(self).remove(0),
+                    at: when(self),
+                }
+            }
             Rule::expect_count => {
                 let ints: Vec<P<'_>> = all.iter().filter(|x| x.as_rule() == Rule::integer).cloned().collect();
                 ExpectationKind::Count {

@@ -244,6 +244,8 @@ const KEYWORDS: &[&str] = &[
     "remembers",
     "push",
     "pop",
+    "mean",
+    "speed",
 ];
 
 fn list(items: &[String]) -> String {

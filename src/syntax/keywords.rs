@@ -447,6 +447,11 @@ pub const KEYWORDS: &[Keyword] = &[
         section: "State variables",
     },
     Keyword {
+        word: "mean",
+        doc: "`mean speed of X <=|>= V WHEN`: the mean over X's live agents of their speed (settled agents stand; jittering ones do not).",
+        section: "8. Expectations",
+    },
+    Keyword {
         word: "members",
         doc: "`members AGENT, …`: a group of declared agents, which keep their own behaviours (a `behaviour` in such a group is E072).",
         section: "5. Groups",
@@ -733,7 +738,7 @@ pub const KEYWORDS: &[Keyword] = &[
     },
     Keyword {
         word: "speed",
-        doc: "The attribute `speed DIST`: preferred walking speed (> 0, at most 15 m/s; default 1.2 m/s, or `space_colonization.beta` per step when set). Also an output column.",
+        doc: "The attribute `speed DIST`: preferred walking speed (> 0, at most 15 m/s; default 1.2 m/s, or `space_colonization.beta` per step when set). Also an output column, and in expectations `mean speed of X <=|>= V WHEN`.",
         section: "4. Populations and single agents",
     },
     Keyword {

@@ -19,7 +19,7 @@ use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
 use super::claims::when::{self, seen};
-use super::claims::{arrive, bodies, groups, moved, near, Frames};
+use super::claims::{arrive, bodies, groups, moved, near, speed, Frames};
 use super::read::{FrameSpan, Recorded};
 
 /// Speeds below this count as standing when telling flow directions apart, m/s.
@@ -391,6 +391,9 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         }),
         ExpectationKind::NearestDistance { who, comparison, bound, at } => {
             near::nearest_distance(fr, *who, *comparison, *bound, *at)
+        }
+        ExpectationKind::MeanSpeed { who, comparison, bound, at } => {
+            speed::mean_speed(fr, *who, *comparison, *bound, *at)
         }
         ExpectationKind::Near { who, of, distance, at } => {
             when::over(fr, *at, |f| near::within(fr, f, *who, *of, *distance))

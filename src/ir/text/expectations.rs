@@ -112,6 +112,9 @@ impl Out<'_> {
             K::NearestDistance { who, comparison, bound, at } => {
                 format!("nearest distance of {} {} {} {}", s(*who), compare(*comparison), m(*bound), when(*at))
             }
+            K::MeanSpeed { who, comparison, bound, at } => {
+                format!("mean speed of {} {} {} m/s {}", s(*who), compare(*comparison), number(*bound), when(*at))
+            }
             K::Near { who, of, distance, at } => {
                 format!("{} within {} of {} {}", s(*who), m(*distance), s(*of), when(*at))
             }

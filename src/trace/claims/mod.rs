@@ -10,6 +10,7 @@ pub mod bodies;
 pub mod groups;
 pub mod moved;
 pub mod near;
+pub mod speed;
 pub mod when;
 
 use std::cell::OnceCell;

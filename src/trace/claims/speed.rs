@@ -1,0 +1,29 @@
+//! `mean speed of X`: how fast a subject moves, frame by frame. Settled
+//! agents stand; agents that jitter in place do not, whatever their
+//! displacement says.
+
+use super::when::{self, Measured};
+use super::Frames;
+use crate::ir::{Comparison, Subject, When};
+use crate::trace::metrics::{frame_index, Verdict};
+
+/// The mean over the live agents of `who` of their speed (the trace's
+/// velocity, or the displacement since the last frame where it has none)
+/// is at most / at least `bound`; a frame without such agents has no
+/// measurement.
+pub fn mean_speed(fr: &Frames<'_>, who: Subject, comparison: Comparison, bound: f64, at: When) -> Verdict {
+    when::over_measured(fr, at, |f| {
+        let rows = fr.rows(f, who);
+        if rows.is_empty() {
+            return Measured::Without(format!("no such agent at {} s", f.t));
+        }
+        let v = rows.iter().map(|&r| fr.rec.trace.vel[r].length()).sum::<f64>() / rows.len() as f64;
+        let ok = match comparison {
+            Comparison::AtMost => v <= bound + 1e-12,
+            Comparison::AtLeast => v >= bound - 1e-12,
+        };
+        let frame = frame_index(fr.rec, f);
+        let detail = format!("mean speed {v} m/s over {} agent(s) at {} s (frame {frame})", rows.len(), f.t);
+        Measured::Seen(when::seen(ok, detail))
+    })
+}
