@@ -520,9 +520,14 @@ pub fn amount_compares(comparison: Comparison, amount: Amount, n: usize, total: 
         Amount::Share(s) if total == 0.0 => (0.0, s),
         Amount::Share(s) => (n / total, s),
     };
+    compares(comparison, have, bound)
+}
+
+/// Whether `value` is within `bound` the way `comparison` says (to rounding).
+pub fn compares(comparison: Comparison, value: f64, bound: f64) -> bool {
     match comparison {
-        Comparison::AtLeast => have >= bound - 1e-12,
-        Comparison::AtMost => have <= bound + 1e-12,
+        Comparison::AtMost => value <= bound + 1e-12,
+        Comparison::AtLeast => value >= bound - 1e-12,
     }
 }
 

@@ -14,16 +14,8 @@ use super::Frames;
 use crate::behave::groups::Layout;
 use crate::ir::{Comparison, Formation, GroupId, When};
 use crate::trace::measure::groups::{declared_by_group, measure, Measures, NoFormationError};
-use crate::trace::metrics::{Verdict, MOVING};
+use crate::trace::metrics::{compares, Verdict, MOVING};
 use crate::trace::read::FrameSpan;
-
-/// Whether `value` is within `bound` the way `comparison` says.
-fn compares(comparison: Comparison, value: f64, bound: f64) -> bool {
-    match comparison {
-        Comparison::AtMost => value <= bound + 1e-12,
-        Comparison::AtLeast => value >= bound - 1e-12,
-    }
-}
 
 /// The group's measures in frame `f` and how many members it has there, or
 /// why it has no measures there.

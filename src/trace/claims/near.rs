@@ -7,7 +7,7 @@ use super::Frames;
 use crate::ir::limits::cover_spacing;
 use crate::ir::{AreaRef, Comparison, Shape, Subject, Vec2, When};
 use crate::trace::measure::spacing::{mean_nearest, Spacing};
-use crate::trace::metrics::{frame_index, Verdict};
+use crate::trace::metrics::{compares, frame_index, Verdict};
 use crate::trace::read::FrameSpan;
 use crate::world::geometry::{bounding_box, contains};
 
@@ -46,10 +46,7 @@ pub fn nearest_distance(fr: &Frames<'_>, who: Subject, comparison: Comparison, b
         let Some(d) = mean_nearest(&pts) else {
             return Measured::Without(format!("{} such agent(s) at {} s, fewer than two", pts.len(), f.t));
         };
-        let ok = match comparison {
-            Comparison::AtMost => d <= bound + 1e-12,
-            Comparison::AtLeast => d >= bound - 1e-12,
-        };
+        let ok = compares(comparison, d, bound);
         let frame = frame_index(fr.rec, f);
         let detail = format!("mean nearest distance {d} m over {} agent(s) at {} s (frame {frame})", pts.len(), f.t);
         Measured::Seen(when::seen(ok, detail))

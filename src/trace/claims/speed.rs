@@ -5,7 +5,7 @@
 use super::when::{self, Measured};
 use super::Frames;
 use crate::ir::{Comparison, Subject, When};
-use crate::trace::metrics::{frame_index, Verdict};
+use crate::trace::metrics::{compares, frame_index, Verdict};
 
 /// The mean over the live agents of `who` of their speed (the trace's
 /// velocity, or the displacement since the last frame where it has none)
@@ -18,10 +18,7 @@ pub fn mean_speed(fr: &Frames<'_>, who: Subject, comparison: Comparison, bound: 
             return Measured::Without(format!("no such agent at {} s", f.t));
         }
         let v = rows.iter().map(|&r| fr.rec.trace.vel[r].length()).sum::<f64>() / rows.len() as f64;
-        let ok = match comparison {
-            Comparison::AtMost => v <= bound + 1e-12,
-            Comparison::AtLeast => v >= bound - 1e-12,
-        };
+        let ok = compares(comparison, v, bound);
         let frame = frame_index(fr.rec, f);
         let detail = format!("mean speed {v} m/s over {} agent(s) at {} s (frame {frame})", rows.len(), f.t);
         Measured::Seen(when::seen(ok, detail))
