@@ -402,8 +402,9 @@ mod tests {
         let stand = |goal_changes_at: u32| {
             let mut csv = String::from("id,frame,t,x,y,goal\n");
             for k in 0..=10 {
-                let (x, goal) = if k < 4 { (f64::from(k), "(9 0)") } else { (4.0, "(9 0)") };
-                let goal = if k >= goal_changes_at { "(0 9)" } else { goal };
+                // Walks 1 m/s for 4 s, then stands.
+                let x = f64::from(k.min(4));
+                let goal = if k >= goal_changes_at { "(0 9)" } else { "(9 0)" };
                 csv.push_str(&format!("0,{k},{k},{x},0,{goal}\n"));
             }
             let trace = Trace::parse(csv.as_bytes()).unwrap();
