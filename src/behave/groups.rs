@@ -79,11 +79,6 @@ pub fn group_space(positions: &[Vec2], radii: &[f64]) -> Option<GroupSpace> {
 }
 
 impl GroupSpace {
-    /// Whether `p` lies in the group space (boundary included).
-    pub fn contains(&self, p: Vec2) -> bool {
-        p.distance_squared(self.centre) <= self.radius * self.radius
-    }
-
     /// The radius of the reserved core, "a small region inside group space
     /// where the markers cannot be used for agents from a different group"
     /// (Hocevar et al., section 3.3): `fraction` (the language's
@@ -570,7 +565,6 @@ mod tests {
         // Ties go to the lower index, and Eq 2 adds that member's radius.
         let g = group_space(&[v(0.0, 0.0), v(2.0, 0.0)], &[0.2, 0.3]).unwrap();
         assert_eq!((g.farthest, g.radius), (0, 1.2));
-        assert!(g.contains(v(1.0, 1.2)) && !g.contains(v(1.0, 1.3)));
         // One member: its own body.
         assert_eq!(group_space(&[v(4.0, 4.0)], &[0.25]).unwrap().radius, 0.25);
         assert_eq!(group_space(&[], &[]), None);

@@ -10,10 +10,7 @@
 use std::fmt;
 
 use super::AgentLog;
-use crate::behave::groups::{forms_group, group_space, GroupSpace};
-use crate::ir::{
-    Amount, AreaRef, Comparison, Dist, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2,
-};
+use crate::ir::{Amount, AreaRef, Comparison, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
 use crate::math;
 use crate::world::geometry::contains;
 use crate::world::grid::Grid;
@@ -171,71 +168,6 @@ pub fn area_contains(program: &Program, area: AreaRef, p: Vec2) -> bool {
         AreaRef::Space(s) => shape(&program.spaces[s.index()].shape),
         AreaRef::Mask(m) => on_mask(&program.world.masks[m.index()], p),
     }
-}
-
-/// The smallest body a population's radius distribution gives, m. Used when
-/// the trace has no `radius` column: a smaller body only shrinks a group
-/// space, so a core entry found with it is an entry with the real bodies too.
-fn smallest_radius(d: &Dist) -> f64 {
-    match *d {
-        Dist::Constant(c) => c,
-        Dist::Uniform { min, .. } | Dist::Normal { min, .. } => min,
-        _ => 0.0,
-    }
-    .max(0.0)
-}
-
-/// The group spaces of one frame, as the simulation reserves them (Hocevar
-/// et al., Eqs 1–2, section 3.2): by group number in order of first
-/// appearance, for every group with a member among `rows`, two or more
-/// members in the frame, all within Hall's `social` distance of each other.
-/// `pos[r]`, `radius[r]` and `group[r]` describe row `r`; `all` are the
-/// frame's rows.
-pub fn group_spaces(
-    all: &[usize],
-    rows: &[usize],
-    group: &[Option<u32>],
-    pos: &[Vec2],
-    radius: &[f64],
-    social: f64,
-) -> Vec<(u32, GroupSpace)> {
-    let mut numbers: Vec<u32> = Vec::new();
-    for &r in rows {
-        if let Some(g) = group[r] {
-            if !numbers.contains(&g) {
-                numbers.push(g);
-            }
-        }
-    }
-    numbers
-        .into_iter()
-        .filter_map(|g| {
-            let members: Vec<usize> = all.iter().copied().filter(|&r| group[r] == Some(g)).collect();
-            let p: Vec<Vec2> = members.iter().map(|&r| pos[r]).collect();
-            let rad: Vec<f64> = members.iter().map(|&r| radius[r]).collect();
-            if members.len() < 2 || !forms_group(&p, social) {
-                return None;
-            }
-            group_space(&p, &rad).map(|s| (g, s))
-        })
-        .collect()
-}
-
-/// The first of `rows` not in group `g` standing in the core of one of
-/// `spaces`: `(row, group number, distance to that group's centre)`.
-pub fn core_intruder(
-    rows: &[usize],
-    group: &[Option<u32>],
-    pos: &[Vec2],
-    spaces: &[(u32, GroupSpace)],
-    core: f64,
-) -> Option<(usize, u32, f64)> {
-    rows.iter().find_map(|&r| {
-        spaces
-            .iter()
-            .find(|(g, s)| group[r] != Some(*g) && s.in_core(pos[r], core))
-            .map(|(g, s)| (r, *g, pos[r].distance(s.centre)))
-    })
 }
 
 /// Why an agent's goal does not serve its wants, if it does not: `goal` is
@@ -413,53 +345,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         ExpectationKind::PicksAtMost { who, count, by } => arrive::picks(fr, *who, Comparison::AtMost, *count, *by),
         ExpectationKind::Moves { who, distance, by } => moved::moves(fr, *who, *distance, *by),
         ExpectationKind::MoveLess { who, max, distance, by } => moved::move_less(fr, *who, *max, *distance, *by),
-        ExpectationKind::NeverInCore { who, groups } => {
-            let core = program.params.semantic_groups.core;
-            let social = program.params.semantic_groups.social_distance;
-            let fallback: Vec<f64>;
-            let radius: &[f64] = match &rec.trace.radius {
-                Some(r) => r,
-                None => {
-                    let by_pop: Vec<f64> = program.populations.iter().map(|p| smallest_radius(&p.radius)).collect();
-                    fallback = rec.population.iter().map(|&p| by_pop.get(p as usize).copied().unwrap_or(0.0)).collect();
-                    &fallback
-                }
-            };
-            let mut seen = 0usize;
-            let mut closest: Option<(f64, u32, u32, f64)> = None;
-            for (k, f) in rec.frames.iter().enumerate() {
-                let all: Vec<usize> = f.rows.clone().collect();
-                let spaces = group_spaces(&all, &fr.rows(f, *groups), &rec.group, &rec.trace.pos, radius, social);
-                if spaces.is_empty() {
-                    continue;
-                }
-                seen += 1;
-                let mine = fr.rows(f, *who);
-                for &r in &mine {
-                    for (g, sp) in spaces.iter().filter(|(g, _)| rec.group[r] != Some(*g)) {
-                        let margin = rec.trace.pos[r].distance(sp.centre) - sp.core_radius(core);
-                        if closest.is_none_or(|c: (f64, u32, u32, f64)| margin < c.0) {
-                            closest = Some((margin, rec.trace.id[r], *g, f.t));
-                        }
-                    }
-                }
-                if let Some((r, g, d)) = core_intruder(&mine, &rec.group, &rec.trace.pos, &spaces, core) {
-                    let space = spaces.iter().find(|(h, _)| *h == g).map(|(_, s)| *s).expect("the intruded group");
-                    return Verdict::Fails(format!(
-                        "agent {} is inside the core of group {g}'s space at {} s (frame {k}): {d:.3} m from its centre, core radius {:.3} m",
-                        rec.trace.id[r],
-                        f.t,
-                        space.core_radius(core)
-                    ));
-                }
-            }
-            Verdict::Holds(match closest {
-                None => format!("checked {seen} frame(s) with a group space, none with anyone else near"),
-                Some((m, a, g, t)) => format!(
-                    "checked {seen} frame(s) with a group space; closest: agent {a}, {m:.3} m outside group {g}'s core at {t} s"
-                ),
-            })
-        }
+        ExpectationKind::NeverInCore { who, groups } => groups::never_in_core(fr, *who, *groups),
         ExpectationKind::GoalsProvideWants { who } => {
             let Some(goal) = &rec.goal else {
                 return Verdict::Fails(

@@ -8,12 +8,15 @@
 //! two of them are alive has neither measure, and one in which they do not
 //! walk (mean velocity at most [`MOVING`]) has no formation error: such
 //! frames are not counted ([`when::over_measured`]).
+//!
+//! `nobody of X inside group space of Y`: every frame, each group's reserved
+//! core as [`crate::trace::measure::groups::core`] measures it.
 
 use super::when::{self, seen, Measured};
 use super::Frames;
 use crate::behave::groups::Layout;
-use crate::ir::{Comparison, Formation, GroupId, When};
-use crate::trace::measure::groups::{declared_by_group, measure, Measures, NoFormationError};
+use crate::ir::{Comparison, Dist, Formation, GroupId, Subject, Vec2, When};
+use crate::trace::measure::groups::{core, declared_by_group, measure, Core, Measures, NoFormationError};
 use crate::trace::metrics::{compares, Verdict, MOVING};
 use crate::trace::read::FrameSpan;
 
@@ -83,5 +86,77 @@ pub fn spread(fr: &Frames<'_>, group: GroupId, comparison: Comparison, bound: f6
                 m.spread, f.t, fr.rec.trace.id[m.farthest]
             ),
         )),
+    })
+}
+
+/// The smallest body a population's radius distribution gives, m. Used when
+/// the trace has no `radius` column: a smaller body only shrinks a group
+/// space, so a core entry found with it is an entry with the real bodies too.
+fn smallest_radius(d: &Dist) -> f64 {
+    match *d {
+        Dist::Constant(c) => c,
+        Dist::Uniform { min, .. } | Dist::Normal { min, .. } => min,
+        _ => 0.0,
+    }
+    .max(0.0)
+}
+
+/// `nobody of WHO inside group space of GROUPS`: in no frame does an agent
+/// of `who` stand in the reserved core of a group with members in
+/// `groups`, unless it belongs to that group.
+pub fn never_in_core(fr: &Frames<'_>, who: Subject, groups: Subject) -> Verdict {
+    let (program, rec) = (fr.program, fr.rec);
+    let params = &program.params.semantic_groups;
+    let drawn: Vec<f64>;
+    let radius: &[f64] = match &rec.trace.radius {
+        Some(r) => r,
+        None => {
+            let by_pop: Vec<f64> = program.populations.iter().map(|p| smallest_radius(&p.radius)).collect();
+            drawn = rec.population.iter().map(|&p| by_pop.get(p as usize).copied().unwrap_or(0.0)).collect();
+            &drawn
+        }
+    };
+    let (mut seen, mut closest) = (0usize, None::<(f64, u32, u32, f64)>);
+    for (k, f) in rec.frames.iter().enumerate() {
+        let mut numbers: Vec<u32> = fr.rows(f, groups).iter().filter_map(|&r| rec.group[r]).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let cores: Vec<Core> = numbers
+            .into_iter()
+            .filter_map(|g| {
+                let members: Vec<usize> = f.rows.clone().filter(|&r| rec.group[r] == Some(g)).collect();
+                let pos: Vec<Vec2> = members.iter().map(|&r| rec.trace.pos[r]).collect();
+                let radii: Vec<f64> = members.iter().map(|&r| radius[r]).collect();
+                core(g, &pos, &radii, params.social_distance, params.core)
+            })
+            .collect();
+        if cores.is_empty() {
+            continue;
+        }
+        seen += 1;
+        for r in fr.rows(f, who) {
+            for c in cores.iter().filter(|c| rec.group[r] != Some(c.group)) {
+                let margin = c.margin(rec.trace.pos[r]);
+                if c.radius > 0.0 && margin <= 0.0 {
+                    return Verdict::Fails(format!(
+                        "agent {} is inside the core of group {}'s space at {} s (frame {k}): {:.3} m from its centre, core radius {:.3} m",
+                        rec.trace.id[r],
+                        c.group,
+                        f.t,
+                        rec.trace.pos[r].distance(c.centre),
+                        c.radius
+                    ));
+                }
+                if closest.is_none_or(|(m, ..)| margin < m) {
+                    closest = Some((margin, rec.trace.id[r], c.group, f.t));
+                }
+            }
+        }
+    }
+    Verdict::Holds(match closest {
+        None => format!("checked {seen} frame(s) with a group space, none with anyone else near"),
+        Some((m, a, g, t)) => {
+            format!("checked {seen} frame(s) with a group space; closest: agent {a}, {m:.3} m outside group {g}'s core at {t} s")
+        }
     })
 }

@@ -201,6 +201,44 @@ pub fn measure(trace: &Trace, rows: &[usize], formation: Option<(&Formation, &La
     Some(Measures { cohesion, spread, farthest: rows[far], heading, formation_error })
 }
 
+/// A group's reserved core in one frame (Hocevar et al., Eqs 1–2 and
+/// section 3.3), measured from its definition here rather than with the
+/// executor's own code, so that a fault there cannot hide an entry from
+/// the claim that looks for one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Core {
+    /// The trace group number.
+    pub group: u32,
+    /// `C`, the members' centroid.
+    pub centre: Vec2,
+    /// The core's radius, m: `fraction` of the group space's radius.
+    pub radius: f64,
+}
+
+impl Core {
+    /// How far `p` lies outside the core, m (negative inside).
+    pub fn margin(&self, p: Vec2) -> f64 {
+        p.distance(self.centre) - self.radius
+    }
+}
+
+/// The core of the group whose members stand at `pos` with body radii
+/// `radius`, or `None` when it is no group space: fewer than two members,
+/// or a pair of them farther apart than Hall's `social` distance (section
+/// 3.2). The space reaches from the centroid to the member farthest from it
+/// plus that member's body (Eqs 1–2); the core is `fraction` of it, clamped
+/// to 0–100%.
+pub fn core(group: u32, pos: &[Vec2], radius: &[f64], social: f64, fraction: f64) -> Option<Core> {
+    let apart = |a: &Vec2| pos.iter().any(|b| a.distance(*b) > social);
+    if pos.len() < 2 || pos.iter().any(apart) {
+        return None;
+    }
+    // Eq 1: the member farthest from the centroid; Eq 2: the space's radius.
+    let (_, far, at) = cohesion(pos);
+    let space = far + radius[at];
+    Some(Core { group, centre: centroid(pos), radius: fraction.clamp(0.0, 1.0) * space })
+}
+
 /// Per-frame group measures.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GroupFrame {
@@ -269,6 +307,21 @@ mod tests {
         assert!(formation_error(&members, heading, &v) < 1e-12);
         // The same V walked backwards (its middle member ahead) is another shape.
         assert!(formation_error(&members, -heading, &v) > 0.3);
+    }
+
+    #[test]
+    fn a_core_by_hand() {
+        let (a, b) = (Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0));
+        // C = (1, 0); both members 1 m from it: the first is A_f, with its 0.2 m body.
+        let c = core(7, &[a, b], &[0.2, 0.3], 3.6, 0.5).unwrap();
+        assert_eq!((c.group, c.centre), (7, Vec2::new(1.0, 0.0)));
+        assert!((c.radius - 0.6).abs() < 1e-12);
+        assert!((c.margin(Vec2::new(1.0, 1.0)) - 0.4).abs() < 1e-12);
+        // Farther apart than the social distance, or alone: no group space.
+        assert_eq!(core(7, &[a, Vec2::new(5.0, 0.0)], &[0.2, 0.3], 3.6, 0.5), None);
+        assert_eq!(core(7, &[a], &[0.2], 3.6, 0.5), None);
+        // The fraction is clamped to the whole space.
+        assert!((core(7, &[a, b], &[0.2, 0.3], 3.6, 2.0).unwrap().radius - 1.2).abs() < 1e-12);
     }
 
     #[test]
