@@ -262,6 +262,14 @@ fn flows_that_do_not_keep_right_stand_head_on_fig13_lanes_2x() {
 }
 
 #[test]
+fn flows_that_do_not_keep_right_mix_and_stall_fig13_lanes_8m() {
+    let mut program = holding("fig13_lanes_8m");
+    program.params.space_colonization.lane_lookahead = 0.0;
+    assert_fails(&program, "of eastbound inside south");
+    assert_fails(&program, "trips of everyone complete within 80 s");
+}
+
+#[test]
 fn pursuers_sharing_markers_do_not_surround_surround_open() {
     let mut program = holding("surround_open");
     for a in actions_mut(&mut program) {
