@@ -234,33 +234,39 @@ pub(super) fn hull_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> 
     last
 }
 
-/// The convex hull of a shape's outline, counter-clockwise (Andrew's monotone chain).
+/// The convex hull of a shape's outline, counter-clockwise, without the
+/// closing point (`geo`'s quickhull); empty for rectangles and circles,
+/// which are their own hulls.
 fn hull(shape: &Shape) -> Vec<Vec2> {
-    let mut pts: Vec<Vec2> = match shape {
-        Shape::Polygon(p) => p.clone(),
-        Shape::Polyline { points, .. } => points.clone(),
-        Shape::Segment { a, b } => vec![*a, *b],
+    use geo::ConvexHull;
+    let pts: &[Vec2] = match shape {
+        Shape::Polygon(p) => p,
+        Shape::Polyline { points, .. } => points,
+        Shape::Segment { a, b } => &[*a, *b],
         Shape::Rect(_) | Shape::Circle { .. } => return Vec::new(),
     };
-    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    pts.dedup();
-    let cross = |o: Vec2, a: Vec2, b: Vec2| (a - o).perp_dot(b - o);
-    let mut lower: Vec<Vec2> = Vec::new();
-    for &p in &pts {
-        while lower.len() >= 2 && cross(lower[lower.len() - 2], lower[lower.len() - 1], p) <= 0.0 {
-            lower.pop();
-        }
-        lower.push(p);
+    let points: geo::MultiPoint<f64> = pts.iter().map(|p| geo::Point::new(p.x, p.y)).collect();
+    let mut ring: Vec<Vec2> = points.convex_hull().exterior().coords().map(|c| Vec2::new(c.x, c.y)).collect();
+    ring.pop();
+    ring
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hull_of_an_l_spans_its_notch() {
+        let v = Vec2::new;
+        let l = Shape::Polygon(vec![v(0.0, 0.0), v(2.0, 0.0), v(2.0, 1.0), v(1.0, 1.0), v(1.0, 3.0), v(0.0, 3.0)]);
+        let h = hull(&l);
+        assert_eq!(h.len(), 5, "{h:?}");
+        assert!(!h.contains(&v(1.0, 1.0)));
+        let hull_shape = Shape::Polygon(h);
+        // In the notch: inside the hull, outside the L.
+        assert!(contains(&hull_shape, v(1.5, 1.5)) && !contains(&l, v(1.5, 1.5)));
+        assert!(!contains(&hull_shape, v(1.8, 2.5)));
+        // A rectangle is its own hull.
+        assert!(hull(&Shape::Rect(crate::ir::Rect { min: v(0.0, 0.0), max: v(1.0, 1.0) })).is_empty());
     }
-    let mut upper: Vec<Vec2> = Vec::new();
-    for &p in pts.iter().rev() {
-        while upper.len() >= 2 && cross(upper[upper.len() - 2], upper[upper.len() - 1], p) <= 0.0 {
-            upper.pop();
-        }
-        upper.push(p);
-    }
-    lower.pop();
-    upper.pop();
-    lower.extend(upper);
-    lower
 }
