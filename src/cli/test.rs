@@ -12,6 +12,12 @@
 //! Exit codes: 0 every scenario `ok`; 1 at least one `FAIL`; 3 no `FAIL` but
 //! at least one `NOGOLD` (create the goldens with `--bless`); 2 usage or I/O
 //! errors, as for every command.
+//!
+//! With `--seeds A..B` each scenario runs at every one of those seeds
+//! instead of its own, and each expectation reports in how many of them it
+//! held: a claim that holds at the scenario's seed alone sits at the edge of
+//! its tolerance. Goldens are not compared (they are of the scenario's own
+//! seed); a scenario is `ok` when every expectation held at every seed.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -21,6 +27,8 @@ use clap::Args;
 
 use super::run::sim_failure;
 use super::{load, print_out, Failure};
+use crate::batch::Seeds;
+use crate::ir::Program;
 use crate::sim;
 use crate::trace::csv::CsvWriter;
 use crate::trace::golden::compare;
@@ -41,7 +49,15 @@ pub struct TestArgs {
     /// all hold) and list what changed.
     #[arg(long)]
     bless: bool,
+    /// Run each scenario at every seed `A..B` (both included) instead of its
+    /// own, without goldens, and report in how many each expectation held.
+    #[arg(long, value_name = "A..B", conflicts_with = "bless")]
+    seeds: Option<Seeds>,
 }
+
+/// The most seeds `--seeds` runs each scenario at: more is a typing mistake
+/// more often than a plan, and each is a whole run.
+const MAX_SEEDS: u64 = 10_000;
 
 /// A scenario found on disk and the relative path its golden mirrors.
 struct Found {
@@ -57,10 +73,18 @@ pub fn test(args: TestArgs) -> ExitCode {
     if found.is_empty() {
         return Failure::io("no scenario files (*.crowd) found").exit();
     }
+    if let Some(seeds) = args.seeds.filter(|s| s.count() > MAX_SEEDS) {
+        let n = seeds.count();
+        return Failure::io(format!("--seeds lists {n} seeds, more than {MAX_SEEDS} runs of each scenario")).exit();
+    }
     let (mut passed, mut unchecked, mut failed) = (0u32, 0u32, 0u32);
     for s in &found {
         let golden = args.golden.join(&s.rel).with_extension("csv");
-        let (status, details) = match test_one(&s.path, &golden, args.bless) {
+        let outcome = match args.seeds {
+            Some(seeds) => test_seeds(&s.path, seeds),
+            None => test_one(&s.path, &golden, args.bless),
+        };
+        let (status, details) = match outcome {
             Ok(Passed { notes, golden: true }) => {
                 passed += 1;
                 ("ok    ", notes)
@@ -115,13 +139,7 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Passed, Vec<Strin
     let (_, compiled) =
         load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
     let program = &compiled.program;
-    let mut bytes = Vec::new();
-    // Claims are evaluated over the trace alone: the executor's own log is not consulted.
-    (|| {
-        let mut csv = CsvWriter::new(&mut bytes, &sim::labels(program), &program.output.columns, None)?;
-        crate::run(program, program.header.seed, &mut csv, &mut |_, _| {})
-    })()
-    .map_err(|e: sim::SimError| vec![sim_failure(e).message])?;
+    let bytes = trace_of(program, program.header.seed)?;
 
     let mut notes = Vec::new();
     let mut problems = Vec::new();
@@ -193,6 +211,65 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Passed, Vec<Strin
             .chain(verdicts)
             .chain(problems.iter().filter(|p| !notes.contains(p)).cloned())
             .collect())
+    }
+}
+
+/// The trace of `program` run at `seed`, as `crowd run` writes it.
+fn trace_of(program: &Program, seed: u64) -> Result<Vec<u8>, Vec<String>> {
+    let mut bytes = Vec::new();
+    // Claims are evaluated over the trace alone: the executor's own log is not consulted.
+    (|| {
+        let mut csv = CsvWriter::new(&mut bytes, &sim::labels(program), &program.output.columns, None)?;
+        crate::run(program, seed, &mut csv, &mut |_, _| {})
+    })()
+    .map_err(|e: sim::SimError| vec![format!("seed {seed}: {}", sim_failure(e).message)])?;
+    Ok(bytes)
+}
+
+/// Runs one scenario at every seed of `seeds`: `Ok` when every expectation
+/// held at every seed, else `Err`; either way a line per expectation with
+/// the seeds it held in, the first few it failed in and the first failure.
+fn test_seeds(path: &Path, seeds: Seeds) -> Result<Passed, Vec<String>> {
+    let (_, compiled) =
+        load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
+    let program = &compiled.program;
+    // Per expectation: the seeds it failed at, and its first failure.
+    let mut failed: Vec<(Vec<u64>, Option<String>)> = vec![(Vec::new(), None); program.expectations.len()];
+    for seed in seeds.first..=seeds.last {
+        let bytes = trace_of(program, seed)?;
+        let rec = Recorded::parse(&bytes, program)
+            .map_err(|e| vec![format!("seed {seed}: cannot read the trace back: {e}")])?;
+        for (c, (at, first)) in evaluate(program, &rec).into_iter().zip(&mut failed) {
+            if !c.verdict.holds() {
+                at.push(seed);
+                first.get_or_insert_with(|| format!("at seed {seed}: {c}"));
+            }
+        }
+    }
+    const LISTED: usize = 8;
+    let n = seeds.count();
+    let lines: Vec<String> = program
+        .expectations
+        .iter()
+        .zip(&failed)
+        .map(|(e, (at, first))| {
+            let held = n - at.len() as u64;
+            match first {
+                None => format!("holds at {held} of {n} seeds: {}", e.text),
+                Some(first) => {
+                    let mut list: Vec<String> = at.iter().take(LISTED).map(u64::to_string).collect();
+                    if at.len() > LISTED {
+                        list.push("…".into());
+                    }
+                    format!("FAILS at {} of {n} seeds ({}): {}\n{first}", at.len(), list.join(", "), e.text)
+                }
+            }
+        })
+        .collect();
+    if failed.iter().all(|(at, _)| at.is_empty()) {
+        Ok(Passed { notes: lines, golden: true })
+    } else {
+        Err(lines)
     }
 }
 
