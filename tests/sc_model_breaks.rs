@@ -227,7 +227,19 @@ fn a_target_that_stays_put_is_caught_fig11() {
             *a = Action::Seek { target: Target::Point(start), planner: planner(PlannerKind::Straight) };
         }
     }
-    assert_fails(&program, "target farther than 2 m from pack at 15 s");
+    assert_fails(&program, "target farther than 1 m from pack at 15 s");
+    assert_fails(&program, "target moves at least 10 m by 15 s");
+}
+
+#[test]
+fn a_pack_that_does_not_give_chase_fails_fig11() {
+    let mut program = holding("fig11_escape_four");
+    for a in actions_mut(&mut program) {
+        if let Action::Surround { .. } = a {
+            *a = Action::Dwell(None);
+        }
+    }
+    assert_fails(&program, "at most 1 of pack move less than 6 m by 15 s");
 }
 
 #[test]
