@@ -35,6 +35,7 @@ use crate::trace::golden::compare;
 use crate::trace::metrics::evaluate;
 use crate::trace::read::Recorded;
 use crate::trace::write_atomic;
+use crate::Compiled;
 
 #[derive(Args)]
 pub struct TestArgs {
@@ -136,8 +137,7 @@ struct Passed {
 
 /// Runs one scenario; `Ok` when nothing failed, `Err` with the reasons otherwise.
 fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Passed, Vec<String>> {
-    let (_, compiled) =
-        load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
+    let compiled = compile(path)?;
     let program = &compiled.program;
     let bytes = trace_of(program, program.header.seed)?;
 
@@ -214,6 +214,13 @@ fn test_one(path: &Path, golden: &Path, bless: bool) -> Result<Passed, Vec<Strin
     }
 }
 
+/// The scenario at `path`, compiled (its warnings shown), or why not.
+fn compile(path: &Path) -> Result<Compiled, Vec<String>> {
+    let (_, compiled) =
+        load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
+    Ok(compiled)
+}
+
 /// The trace of `program` run at `seed`, as `crowd run` writes it.
 fn trace_of(program: &Program, seed: u64) -> Result<Vec<u8>, Vec<String>> {
     let mut bytes = Vec::new();
@@ -230,8 +237,7 @@ fn trace_of(program: &Program, seed: u64) -> Result<Vec<u8>, Vec<String>> {
 /// held at every seed, else `Err`; either way a line per expectation with
 /// the seeds it held in, the first few it failed in and the first failure.
 fn test_seeds(path: &Path, seeds: Seeds) -> Result<Passed, Vec<String>> {
-    let (_, compiled) =
-        load(path).map_err(|f| vec![if f.message.is_empty() { "does not compile".into() } else { f.message }])?;
+    let compiled = compile(path)?;
     let program = &compiled.program;
     // Per expectation: the seeds it failed at, and its first failure.
     let mut failed: Vec<(Vec<u64>, Option<String>)> = vec![(Vec::new(), None); program.expectations.len()];

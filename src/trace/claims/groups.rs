@@ -16,7 +16,7 @@ use super::when::{self, seen, Measured};
 use super::Frames;
 use crate::behave::groups::Layout;
 use crate::ir::{Comparison, Dist, Formation, GroupId, Subject, Vec2, When};
-use crate::trace::measure::groups::{core, declared_by_group, measure, Core, Measures, NoFormationError};
+use crate::trace::measure::groups::{core, declared_by_group, frame_groups, measure, Core, Measures, NoFormationError};
 use crate::trace::metrics::{compares, Verdict, MOVING};
 use crate::trace::read::FrameSpan;
 
@@ -119,12 +119,15 @@ pub fn never_in_core(fr: &Frames<'_>, who: Subject, groups: Subject) -> Verdict 
     let (mut seen, mut closest) = (0usize, None::<(f64, u32, u32, f64)>);
     for (k, f) in rec.frames.iter().enumerate() {
         let mut numbers: Vec<u32> = fr.rows(f, groups).iter().filter_map(|&r| rec.group[r]).collect();
+        if numbers.is_empty() {
+            continue;
+        }
         numbers.sort_unstable();
         numbers.dedup();
-        let cores: Vec<Core> = numbers
+        let cores: Vec<Core> = frame_groups(&rec.trace, k)
             .into_iter()
-            .filter_map(|g| {
-                let members: Vec<usize> = f.rows.clone().filter(|&r| rec.group[r] == Some(g)).collect();
+            .filter(|(g, _)| numbers.binary_search(g).is_ok())
+            .filter_map(|(g, members)| {
                 let pos: Vec<Vec2> = members.iter().map(|&r| rec.trace.pos[r]).collect();
                 let radii: Vec<f64> = members.iter().map(|&r| radius[r]).collect();
                 core(g, &pos, &radii, params.social_distance, params.core)
