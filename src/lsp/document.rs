@@ -100,7 +100,8 @@ pub fn name_char(c: char) -> bool {
 
 /// Where the run of name characters ending at `offset` starts.
 pub fn word_start(text: &str, offset: usize) -> usize {
-    text[..offset].rfind(|c: char| !name_char(c)).map_or(0, |i| i + 1)
+    // The run starts after the whole of the character before it (`±` is two bytes).
+    text[..offset].char_indices().rev().find(|&(_, c)| !name_char(c)).map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// Whether an offset lies in a `//` or `/* */` comment.
@@ -123,4 +124,18 @@ pub fn in_comment(text: &str, offset: usize) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_right_after_a_wide_character_starts_after_all_of_it() {
+        let text = "expect { count of guests is 16 ±1 at 45 s }";
+        let at = text.find("±1").unwrap() + "±1".len();
+        assert_eq!(&text[word_start(text, at)..at], "1");
+        assert_eq!(word_start("±", 2), 2);
+        assert_eq!(word_start("é_x", 4), 2);
+    }
 }
