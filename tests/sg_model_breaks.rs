@@ -3,7 +3,8 @@
 //! `Program` and the same expectations must fail.
 //!
 //! Behaviours the language cannot switch off (giving places up, waiting in
-//! line, the A* grid's body clearance) are switched in `Program::switches`.
+//! line, the A* grid's body clearance and its walking points at doors) are
+//! switched in `Program::switches`.
 //! The A* costs and estimate have no switch: the baffle and the ledge are
 //! run here without A* (walking straight at the goal); their signature
 //! claims, which side walkers go round, were shown to fail with diagonals
@@ -96,4 +97,11 @@ fn guests_keeping_their_places_while_they_choose_freeze_the_party() {
 fn paths_without_body_clearance_wait_at_the_narrow_slot() {
     let failed = broken("scenarios/semantic_groups/narrow_slot.crowd", |p| p.switches.astar_clearance = false);
     assert_fails(&failed, "at least 1 of trio inside opening");
+}
+
+#[test]
+fn walking_points_nearest_the_cell_centres_miss_the_bathroom_door() {
+    let failed = broken("scenarios/semantic_groups/bathroom_door.crowd", |p| p.switches.astar_door_points = false);
+    assert_fails(&failed, "bathers reaches goal within 20 s");
+    assert_fails(&failed, "cooks reaches goal within 20 s");
 }

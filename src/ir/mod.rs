@@ -78,6 +78,11 @@ pub struct Switches {
     /// Semantic groups' A* grid and paths keep the widest walker's body
     /// radius from obstacles; off: they keep none.
     pub astar_clearance: bool,
+    /// Semantic groups' A* nodes near a wall walk at the point farthest from
+    /// it (among markers and a lattice), so that a door a little wider than
+    /// a body is a way through; off: at the usable marker nearest to the
+    /// cell's centre.
+    pub astar_door_points: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -111,6 +116,7 @@ impl Default for Switches {
             give_up_places: true,
             wait_in_line: true,
             astar_clearance: true,
+            astar_door_points: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

@@ -11,7 +11,7 @@
 //!   the obstacles near the point, not all of them.
 
 use crate::ir::{Rect, Shape, Vec2, World};
-use crate::world::geometry::{blocks, bounding_box, closest_on_segment, contains, segments_intersect};
+use crate::world::geometry::{blocks, bounding_box, closest_on_segment, contains, segments_intersect, signed_distance};
 
 /// Push-out passes before giving up on a spot squeezed between obstacles.
 const PROJECT_PASSES: usize = 4;
@@ -32,14 +32,26 @@ pub struct Walkable {
     ny: u32,
     start: Vec<u32>,
     ids: Vec<u32>,
+    /// How far from an obstacle the index answers for, m.
+    reach: f64,
 }
 
 impl Walkable {
     /// `reach` bounds how far from an obstacle a query can matter: the largest
     /// body radius plus the longest step.
     pub fn new(world: &World, reach: f64) -> Walkable {
-        let bounds = world.bounds;
-        let obstacles: Vec<Shape> = world.obstacles.iter().map(|o| o.shape.clone()).collect();
+        Walkable::index(world.bounds, world.obstacles.iter().map(|o| o.shape.clone()).collect(), reach)
+    }
+
+    /// The same space indexed to answer at least `reach` from obstacles.
+    pub fn reaching(&self, reach: f64) -> Walkable {
+        if reach <= self.reach {
+            return self.clone();
+        }
+        Walkable::index(self.bounds, self.obstacles.clone(), reach)
+    }
+
+    fn index(bounds: Rect, obstacles: Vec<Shape>, reach: f64) -> Walkable {
         let w = bounds.max.x - bounds.min.x;
         let h = bounds.max.y - bounds.min.y;
         let cell = (w.max(h) / INDEX_SIDE).max(0.5).max(reach);
@@ -72,7 +84,7 @@ impl Walkable {
             ids.extend_from_slice(l);
             start.push(ids.len() as u32);
         }
-        Walkable { bounds, obstacles, min: bounds.min, inv_cell: 1.0 / cell, nx, ny, start, ids }
+        Walkable { bounds, obstacles, min: bounds.min, inv_cell: 1.0 / cell, nx, ny, start, ids, reach: reach.max(0.0) }
     }
 
     pub fn bounds(&self) -> Rect {
@@ -113,6 +125,19 @@ impl Walkable {
             && p.x <= b.max.x - r + TOUCH
             && p.y >= b.min.y + r - TOUCH
             && p.y <= b.max.y - r + TOUCH
+    }
+
+    /// The distance from `p` to the nearest obstacle or bound, at most
+    /// `cap` (and at most the index's reach, beyond which it cannot tell).
+    pub fn clearance(&self, p: Vec2, cap: f64) -> f64 {
+        let b = self.bounds;
+        let edges = (p.x - b.min.x).min(b.max.x - p.x).min(p.y - b.min.y).min(b.max.y - p.y);
+        let near = self.near(p).iter().map(|&i| match &self.obstacles[i as usize] {
+            // The common case, without building an outline.
+            Shape::Rect(r) => rect_signed_distance(r, p),
+            shape => signed_distance(shape, p),
+        });
+        near.fold(edges.min(cap).min(self.reach), f64::min)
     }
 
     /// Whether a body of radius `r` fits at `p`.
@@ -192,6 +217,16 @@ impl Walkable {
         let b = self.bounds;
         let axis = |v: f64, lo: f64, hi: f64| if lo <= hi { v.clamp(lo, hi) } else { (lo + hi) / 2.0 };
         Vec2::new(axis(p.x, b.min.x + r, b.max.x - r), axis(p.y, b.min.y + r, b.max.y - r))
+    }
+}
+
+/// Signed distance from `p` to the rectangle: negative inside.
+fn rect_signed_distance(r: &Rect, p: Vec2) -> f64 {
+    let out = (r.min - p).max(p - r.max);
+    if out.x <= 0.0 && out.y <= 0.0 {
+        out.x.max(out.y)
+    } else {
+        out.max(Vec2::ZERO).length()
     }
 }
 
@@ -433,6 +468,26 @@ mod tests {
 
     fn world(obstacles: Vec<Shape>) -> World {
         World::bare(Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) }, obstacles)
+    }
+
+    #[test]
+    fn clearance_is_the_distance_to_the_nearest_wall_up_to_the_reach() {
+        let rect = Rect { min: v(8.0, 2.0), max: v(12.0, 6.0) };
+        let shapes = [Shape::Rect(rect), Shape::Circle { center: v(4.0, 8.0), radius: 1.0 }];
+        let walk = Walkable::new(&world(shapes.to_vec()), 3.0);
+        // The rectangle's own formula agrees with the general one, inside and out.
+        for (x, y) in [(7.0, 4.0), (13.5, 7.5), (9.0, 3.0), (10.0, 4.0), (12.0, 6.0), (11.9, 2.2)] {
+            let d = rect_signed_distance(&rect, v(x, y));
+            assert!((d - signed_distance(&shapes[0], v(x, y))).abs() < 1e-12, "({x}, {y}): {d}");
+        }
+        assert!((walk.clearance(v(7.0, 4.0), 10.0) - 1.0).abs() < 1e-12);
+        assert!((walk.clearance(v(10.0, 4.0), 10.0) + 2.0).abs() < 1e-12);
+        assert!((walk.clearance(v(4.0, 6.5), 10.0) - 0.5).abs() < 1e-12);
+        // The bounds count; beyond the cap and the reach, all is alike.
+        assert!((walk.clearance(v(0.25, 4.0), 10.0) - 0.25).abs() < 1e-12);
+        assert_eq!(walk.clearance(v(16.0, 3.0), 10.0), 3.0);
+        assert_eq!(walk.clearance(v(16.0, 3.0), 1.5), 1.5);
+        assert_eq!(walk.reaching(9.0).clearance(v(16.0, 3.0), 10.0), 3.0, "the bound is 3 m away");
     }
 
     #[test]

@@ -56,7 +56,11 @@ impl Model for SemanticGroups {
                 None => params.astar_cell,
             };
             let clearance = if program.switches.astar_clearance { scene.max_radius } else { 0.0 };
-            NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
+            if program.switches.astar_door_points {
+                NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
+            } else {
+                NodeGrid::centred(&scene.space, Some(&scene.markers), cell, clearance)
+            }
         });
         // A population's teams keep its own formation, else its explicit group's.
         let keep = program
