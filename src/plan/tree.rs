@@ -83,6 +83,9 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
     pub clearance: f64,
     /// Markers another agent holds or claims are not usable (surround, crowds).
     pub usable: U,
+    /// A step of α blocked by an obstacle stops at the markers' weighted mean
+    /// instead (for a walker whose tree found nothing to grow into).
+    pub shorten: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -433,6 +436,16 @@ impl Tree {
                         break;
                     };
                     let child = child_position(pos, d, p.alpha);
+                    let node = if field.walk.segment_clear(pos, child, field.clearance) {
+                        Some(child)
+                    } else if field.shorten {
+                        self.short_of(field, pos, d, &s.points[start..end], &s.weights)
+                    } else {
+                        None
+                    };
+                    if let Some(q) = node {
+                        self.nodes.push(Node { pos: q, parent: n, exhausted: false });
+                    }
                     // The segment takes the markers near it, whether or not it can be walked.
                     let before = end;
                     let mut kept = start;
@@ -444,9 +457,6 @@ impl Tree {
                         }
                     }
                     end = kept;
-                    if field.walk.segment_clear(pos, child, field.clearance) {
-                        self.nodes.push(Node { pos: child, parent: n, exhausted: false });
-                    }
                     // Markers balanced around n but all beyond the restriction
                     // distance would give the same child forever.
                     if end == before {
@@ -456,6 +466,27 @@ impl Tree {
             }
             self.nodes.len() - first_born
         })
+    }
+
+    /// Where a node at `pos` whose step of α along `d` is blocked stops
+    /// instead: α exceeds the action radius, so the step can overshoot the
+    /// markers that drew it, which lie in free space. At their weighted mean
+    /// `pos + d` when it is in sight, else at the most strongly weighted
+    /// marker in sight (ties: the first).
+    fn short_of<U: Fn(u32) -> bool>(
+        &self,
+        field: &Field<'_, U>,
+        pos: Vec2,
+        d: Vec2,
+        markers: &[Vec2],
+        weights: &[f64],
+    ) -> Option<Vec2> {
+        let clear = |q: Vec2| field.walk.segment_clear(pos, q, field.clearance);
+        if clear(pos + d) {
+            return Some(pos + d);
+        }
+        let seen = (0..markers.len()).filter(|&k| clear(markers[k]));
+        seen.max_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(b.cmp(&a))).map(|k| markers[k])
     }
 
     /// The markers changed during the run (sprayed or erased): the
@@ -591,7 +622,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Rect, World};
+    use crate::ir::{Rect, Shape, World};
 
     fn v(x: f64, y: f64) -> Vec2 {
         Vec2::new(x, y)
@@ -653,7 +684,7 @@ mod tests {
     fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let usable = |_: u32| true;
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten: false };
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let g = v(27.0, 10.0);
         let mut tree = Tree::new(v(3.0, 10.0));
@@ -676,7 +707,7 @@ mod tests {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let round = std::cell::Cell::new(0u32);
         let usable = |m: u32| !(m + round.get()).is_multiple_of(5);
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable };
+        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten: false };
         let p = TreeParams { alpha: 1.0, action_radius: 0.6, restriction: 0.5 };
         let lure = Lure::Goal(v(27.0, 10.0));
         let mut tree = Tree::new(v(3.0, 4.0));
@@ -717,6 +748,34 @@ mod tests {
         for (i, (a, b)) in fresh.iter().zip(&reused).enumerate() {
             assert_eq!(a, b, "after growth {i}");
         }
+    }
+
+    #[test]
+    fn a_starved_step_that_would_overshoot_into_an_obstacle_stops_at_the_markers() {
+        // A few markers north-east of a bench's corner, the goal east-south-east
+        // beyond it: the step of α = 2 m (more than the action radius) along
+        // their pull lands in the bench, and the markers near the segment are
+        // used up, so the tree never grows (fig09_spray_erase, seed 4: a
+        // walker stood there for good). Starved, it stops where they are.
+        let bounds = Rect { min: v(0.0, 0.0), max: v(40.0, 20.0) };
+        let bench = Shape::Rect(Rect { min: v(18.0, 8.0), max: v(22.0, 12.0) });
+        let walk = Walkable::new(&World::bare(bounds, vec![bench]), 1.0);
+        let mut grid = Grid::new(bounds, 1.2, 1 << 20);
+        grid.rebuild(&[v(18.3, 12.6), v(18.0, 12.9), v(17.4, 12.5), v(18.4, 13.5)]);
+        let usable = |_: u32| true;
+        let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
+        let (root, lure) = (v(17.73, 13.31), Lure::Goal(v(37.5, 10.0)));
+        let grow = |shorten: bool| {
+            let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten };
+            let mut tree = Tree::new(root);
+            tree.grow(&field, &p, lure, 0, &mut || 0.0);
+            tree
+        };
+        assert_eq!(grow(false).len(), 1, "the full step is blocked");
+        let tree = grow(true);
+        assert_eq!(tree.len(), 2);
+        let child = tree.pos(1);
+        assert!(child.distance(root) < 1.2 && walk.segment_clear(root, child, 0.25), "{child:?}");
     }
 
     #[test]

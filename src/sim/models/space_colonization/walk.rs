@@ -306,7 +306,12 @@ impl Growth {
                 let m = m as usize;
                 (!own || claimed[m] == NONE || claimed[m] == id) && (!avoid || held[m] == NONE || held[m] == id)
             };
-            let field = Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable };
+            // A walker whose fresh tree found nothing to grow into last step may
+            // stop short of an obstacle (fig09_spray_erase: markers thinned by
+            // an erase pulled every full step into the bench, for good).
+            let shorten = walk.starved_steps > 0 && !reserve;
+            let field =
+                Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable, shorten };
             let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
             tree.grow(&field, &params, lure, head, &mut || rng.unit());
