@@ -101,6 +101,7 @@ impl NodeGrid {
                 // clearance that counts.
                 let open = radius + cell / 2.0 + cell * SQRT_2 / 2.0;
                 let far = walk.reaching(if clearest { open } else { 0.0 });
+                let far = far.as_ref();
                 // Clearance up to half a cell past the body counts (none, centred).
                 let cap = if clearest { radius + cell / 2.0 } else { 0.0 };
                 let mut best = vec![Candidate::NONE; n];
@@ -109,7 +110,7 @@ impl NodeGrid {
                     // A marker against a wall stands for the nearest point a body fits.
                     let p = if walk.is_clear(m, radius) { m } else { walk.project(m, m, radius) };
                     if walk.is_clear(p, radius) && cell_index(min, cell, nx, ny, p) == Some(c) {
-                        best[c as usize].offer(Candidate::new(&far, p, centre_of(min, cell, nx, c), cap, k as u32));
+                        best[c as usize].offer(Candidate::new(far, p, centre_of(min, cell, nx, c), cap, k as u32));
                     }
                 }
                 for (c, point) in points.iter_mut().enumerate() {
@@ -120,10 +121,13 @@ impl NodeGrid {
                     // points either side of it must line up in its middle.
                     // (Clearance changes no faster than position: a centre this
                     // deep in an obstacle has no point in its cell where a body fits.)
-                    let here = far.clearance(centre, open);
-                    if clearest && pick.clearance < cap && here < open && here + cell * SQRT_2 / 2.0 >= radius {
+                    let near_wall = || {
+                        let here = far.clearance(centre, open);
+                        here < open && here + cell * SQRT_2 / 2.0 >= radius
+                    };
+                    if clearest && pick.clearance < cap && near_wall() {
                         for (j, q) in lattice(centre, cell).enumerate() {
-                            let c = Candidate::new(&far, q, centre, cap, LATTICE + j as u32);
+                            let c = Candidate::new(far, q, centre, cap, LATTICE + j as u32);
                             if c.clearance >= radius && c.beats(&pick) && walk.is_clear(q, radius) {
                                 pick = c;
                             }

@@ -209,6 +209,26 @@ fn weighted_direction(
     (d.length_squared() > 0.0).then_some(d)
 }
 
+/// Where a node at `pos` whose step of α along `d` is blocked stops
+/// instead: α exceeds the action radius, so the step can overshoot the
+/// markers that drew it, which lie in free space. At their weighted mean
+/// `pos + d` when it is in sight, else at the most strongly weighted
+/// marker in sight (ties: the first).
+fn short_of<U: Fn(u32) -> bool>(
+    field: &Field<'_, U>,
+    pos: Vec2,
+    d: Vec2,
+    markers: &[Vec2],
+    weights: &[f64],
+) -> Option<Vec2> {
+    let clear = |q: Vec2| field.walk.segment_clear(pos, q, field.clearance);
+    if clear(pos + d) {
+        return Some(pos + d);
+    }
+    let seen = (0..markers.len()).filter(|&k| clear(markers[k]));
+    seen.max_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(b.cmp(&a))).map(|k| markers[k])
+}
+
 /// Eq. 4: `n' = n + α d/|d|`.
 pub fn child_position(n: Vec2, d: Vec2, alpha: f64) -> Vec2 {
     n + d * (alpha / d.length())
@@ -439,7 +459,7 @@ impl Tree {
                     let node = if field.walk.segment_clear(pos, child, field.clearance) {
                         Some(child)
                     } else if field.shorten {
-                        self.short_of(field, pos, d, &s.points[start..end], &s.weights)
+                        short_of(field, pos, d, &s.points[start..end], &s.weights)
                     } else {
                         None
                     };
@@ -466,27 +486,6 @@ impl Tree {
             }
             self.nodes.len() - first_born
         })
-    }
-
-    /// Where a node at `pos` whose step of α along `d` is blocked stops
-    /// instead: α exceeds the action radius, so the step can overshoot the
-    /// markers that drew it, which lie in free space. At their weighted mean
-    /// `pos + d` when it is in sight, else at the most strongly weighted
-    /// marker in sight (ties: the first).
-    fn short_of<U: Fn(u32) -> bool>(
-        &self,
-        field: &Field<'_, U>,
-        pos: Vec2,
-        d: Vec2,
-        markers: &[Vec2],
-        weights: &[f64],
-    ) -> Option<Vec2> {
-        let clear = |q: Vec2| field.walk.segment_clear(pos, q, field.clearance);
-        if clear(pos + d) {
-            return Some(pos + d);
-        }
-        let seen = (0..markers.len()).filter(|&k| clear(markers[k]));
-        seen.max_by(|&a, &b| weights[a].total_cmp(&weights[b]).then(b.cmp(&a))).map(|k| markers[k])
     }
 
     /// The markers changed during the run (sprayed or erased): the

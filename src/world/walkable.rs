@@ -10,8 +10,12 @@
 //! - obstacle look-ups go through a static grid built once, so a query costs
 //!   the obstacles near the point, not all of them.
 
+use std::borrow::Cow;
+
 use crate::ir::{Rect, Shape, Vec2, World};
-use crate::world::geometry::{blocks, bounding_box, closest_on_segment, contains, segments_intersect, signed_distance};
+use crate::world::geometry::{
+    blocks, bounding_box, closest_on_segment, contains, rect_signed_distance, segments_intersect, signed_distance,
+};
 
 /// Push-out passes before giving up on a spot squeezed between obstacles.
 const PROJECT_PASSES: usize = 4;
@@ -43,12 +47,13 @@ impl Walkable {
         Walkable::index(world.bounds, world.obstacles.iter().map(|o| o.shape.clone()).collect(), reach)
     }
 
-    /// The same space indexed to answer at least `reach` from obstacles.
-    pub fn reaching(&self, reach: f64) -> Walkable {
+    /// The same space indexed to answer at least `reach` from obstacles
+    /// (itself when its index already does).
+    pub fn reaching(&self, reach: f64) -> Cow<'_, Walkable> {
         if reach <= self.reach {
-            return self.clone();
+            return Cow::Borrowed(self);
         }
-        Walkable::index(self.bounds, self.obstacles.clone(), reach)
+        Cow::Owned(Walkable::index(self.bounds, self.obstacles.clone(), reach))
     }
 
     fn index(bounds: Rect, obstacles: Vec<Shape>, reach: f64) -> Walkable {
@@ -217,16 +222,6 @@ impl Walkable {
         let b = self.bounds;
         let axis = |v: f64, lo: f64, hi: f64| if lo <= hi { v.clamp(lo, hi) } else { (lo + hi) / 2.0 };
         Vec2::new(axis(p.x, b.min.x + r, b.max.x - r), axis(p.y, b.min.y + r, b.max.y - r))
-    }
-}
-
-/// Signed distance from `p` to the rectangle: negative inside.
-fn rect_signed_distance(r: &Rect, p: Vec2) -> f64 {
-    let out = (r.min - p).max(p - r.max);
-    if out.x <= 0.0 && out.y <= 0.0 {
-        out.x.max(out.y)
-    } else {
-        out.max(Vec2::ZERO).length()
     }
 }
 
