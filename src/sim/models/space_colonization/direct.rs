@@ -17,6 +17,10 @@ const ROOM_TRIES: u32 = 16;
 /// A former moves on to a part of its shape at most this crowded, relative
 /// to where it stands: half as much room again.
 const ROOM_SHARE: f64 = 2.0 / 3.0;
+/// Room for a body at a shape marker, in `t_min`: the formers inside stand
+/// at the centres of their markers, short of `t_min` apart in a full
+/// shape, and make room as they centre again.
+pub(super) const BODY_ROOM: f64 = 0.7;
 /// How far a former looks for a roomier part of its shape, in personal
 /// spaces: twice as far as the crowding it compares.
 const ROOM_REACH: f64 = 4.0;
@@ -46,11 +50,34 @@ pub(super) fn shape_view(scene: &Scene, i: usize, shape: ShapeId) -> ShapeView {
     view
 }
 
+/// The marker of `shape` closest to agent `i` in its personal space, if any.
+pub(super) fn edge_point(scene: &Scene, i: usize, shape: ShapeId) -> Option<Vec2> {
+    let p = scene.agents.pos[i];
+    let mut best: Option<(f64, Vec2)> = None;
+    scene.markers.within(&scene.marker_grid, p, scene.agents.personal[i], |m| {
+        let q = scene.markers.positions[m as usize];
+        let d = q.distance_squared(p);
+        if scene.markers.in_shape(m, shape) && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, q));
+        }
+    });
+    best.map(|(_, q)| q)
+}
+
+/// Whether a body other than agent `i` stands closer than `t_min` to `q`.
+pub(super) fn taken(scene: &Scene, i: usize, q: Vec2) -> bool {
+    let d = scene.min_distance;
+    let mut taken = false;
+    scene.grid.for_each_near(q, d, |j, a| taken |= j as usize != i && a.distance_squared(q) < d * d);
+    taken
+}
+
 /// Shape formation, when agent `i`'s personal space holds no free marker of
 /// the shape: a marker of the shape with room around it, the one farthest
 /// from any other agent of [`ROOM_TRIES`] drawn from `i`'s own stream (the
-/// first drawn on ties), or `None` when the shape has no markers.
-pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> Option<Vec2> {
+/// first drawn on ties), with that distance (capped at twice the personal
+/// space); `None` when the shape has no markers.
+pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> Option<(f64, Vec2)> {
     let ids = scene.markers.shape_markers(shape);
     if ids.is_empty() {
         return None;
@@ -72,7 +99,7 @@ pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> 
             best = Some((room, q));
         }
     }
-    best.map(|(_, q)| q)
+    best
 }
 
 /// Shape formation, for agent `i` inside the shape: one shape marker within

@@ -282,12 +282,18 @@ impl SpaceColonization {
             How::Align(mask) => direct::direct_plan(scene, i, None, Some(mask), self.w_max, self.max_personal),
             How::Form { shape, mask } => {
                 let view = direct::shape_view(scene, i, shape);
-                let reached = !walk.direct && pos.distance(walk.hull_goal) <= scene.stride(i);
                 walk.room_wait -= scene.clock.dt;
+                let reached = match walk.stands {
+                    true => walk.room_wait <= 0.0,
+                    false => !walk.direct && pos.distance(walk.hull_goal) <= scene.stride(i),
+                };
                 // A walk to a roomier part of the shape ends within sight of
                 // it, or where the crowd held the walker for a while.
-                let near_room =
-                    !walk.room || pos.distance(walk.hull_goal) <= agents.personal[i] || walk.room_wait <= 0.0;
+                // A former that stands keeps its place until it looks again.
+                let near_room = match walk.stands {
+                    true => walk.room_wait <= 0.0,
+                    false => !walk.room || pos.distance(walk.hull_goal) <= agents.personal[i] || walk.room_wait <= 0.0,
+                };
                 let roomier = if walk.direct && view.free && walk.room_wait <= 0.0 {
                     walk.room_wait = ROOM_PERIOD;
                     let q = direct::roomier_point(scene, i, shape, walk.hull_draws);
@@ -306,13 +312,20 @@ impl SpaceColonization {
                     *walk = Walk::to_shape_point(pos, q, walk.hull_draws, true);
                 } else if view.free && (walk.direct || near_room) {
                     if !walk.direct {
-                        walk.direct = true;
+                        (walk.direct, walk.stands) = (true, false);
                         walk.tree = None;
                         walk.room_wait = ROOM_PERIOD;
                     }
                 } else if view.free {
-                    // On the way to a roomier part of the shape.
-                } else if walk.direct || reached || view.sees && (!walk.room || walk.room_wait <= 0.0) {
+                    // On the way to a roomier part of the shape, or standing.
+                } else if walk.direct {
+                    // NOTE: a former pressed out of its markers holds its
+                    // place for a while before it looks elsewhere: at a full
+                    // shape's edge a step in wins a marker and the push back
+                    // loses it, and looking at once had it walk off, or in
+                    // and out, every other step for good.
+                    *walk = Walk::pressing(pos, pos, walk.hull_draws);
+                } else if reached || view.sees && (!walk.room || walk.room_wait <= 0.0) {
                     // NOTE: the paper's agents follow the shape markers in
                     // their personal space. When every one of those is closer
                     // to another agent (the part of the shape in sight is
@@ -321,12 +334,37 @@ impl SpaceColonization {
                     // The hull of a concave shape (an H) also holds points
                     // far from any of its markers; an agent that reaches one
                     // without seeing the shape draws another hull point.
+                    // Where no marker drawn has room for a body (the shape is
+                    // full) the former stands at its edge and looks again
+                    // later, instead of walking round it for good.
                     let room = view.sees || walk.direct || walk.room;
                     let drawn = if room { direct::room_point(scene, i, shape, walk.hull_draws) } else { None };
-                    let hull_goal = drawn.unwrap_or_else(|| direct::hull_point(scene, i, shape, walk.hull_draws));
-                    *walk = Walk::to_shape_point(pos, hull_goal, walk.hull_draws + 1, drawn.is_some());
+                    *walk = match drawn {
+                        Some((room, _)) if room < direct::BODY_ROOM * scene.min_distance => {
+                            let edge = direct::edge_point(scene, i, shape).unwrap_or(pos);
+                            Walk::pressing(pos, edge, walk.hull_draws + 1)
+                        }
+                        Some((_, q)) => Walk::to_shape_point(pos, q, walk.hull_draws + 1, true),
+                        None => {
+                            let q = direct::hull_point(scene, i, shape, walk.hull_draws);
+                            Walk::to_shape_point(pos, q, walk.hull_draws + 1, false)
+                        }
+                    };
                 }
-                if walk.direct {
+                if walk.stands {
+                    // Pressing ends where a body stops the former, short of
+                    // the edge or on it: it stands there.
+                    let gap = pos.distance(walk.hull_goal);
+                    let stride = scene.stride(i);
+                    let step = pos + crate::math::unit(walk.hull_goal - pos).unwrap_or(Vec2::ZERO) * stride;
+                    let blocked = gap <= stride || gap > walk.gap - stride / 4.0 || direct::taken(scene, i, step);
+                    walk.gap = if blocked { 0.0 } else { gap };
+                    if walk.gap == 0.0 {
+                        Plan::stand(pos)
+                    } else {
+                        Plan::walk_to(walk.hull_goal)
+                    }
+                } else if walk.direct {
                     direct::direct_plan(scene, i, Some(shape), mask, self.w_max, self.max_personal)
                 } else {
                     let goal = Lure::Goal(walk.hull_goal);

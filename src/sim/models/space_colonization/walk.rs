@@ -88,6 +88,12 @@ pub(crate) struct Walk {
     /// Shape formation: `hull_goal` is a shape marker with room around it,
     /// drawn when the shape markers in sight were all another's.
     pub room: bool,
+    /// Shape formation: no shape marker drawn had room for a body; the
+    /// former presses on the shape's edge at `hull_goal` until a body stops
+    /// it, then stands, until `room_wait` runs out.
+    pub stands: bool,
+    /// Pressing: the distance to the edge after the last step (0 once standing).
+    pub gap: f64,
     /// Direct motion: time until the former next looks for a roomier part
     /// of its shape, s.
     pub room_wait: f64,
@@ -191,6 +197,12 @@ impl Walk {
             room_wait: ROOM_PERIOD,
             ..Walk::default()
         }
+    }
+
+    /// Shape formation: pressing from `pos` on the shape's edge at `edge`,
+    /// with `draws` points drawn so far, until [`ROOM_PERIOD`] has passed.
+    pub fn pressing(pos: Vec2, edge: Vec2, draws: u64) -> Walk {
+        Walk { stands: true, gap: f64::INFINITY, ..Walk::to_shape_point(pos, edge, draws, true) }
     }
 
     /// A new tree where the agent stands, aimed at `point`.
