@@ -185,11 +185,12 @@ pub(super) fn direct_plan(
     });
     let weights = weighted.into_iter().map(|(q, w, on_mask)| (q, if sees_mask && !on_mask { 0.0 } else { w }));
     let (m_d, total) = weights.fold((Vec2::ZERO, 0.0), |(m, t), (q, w)| (m + (q - p) * w, t + w));
-    // Forming a shape, an agent walks to the weighted centre of its markers
-    // and stops there, instead of stepping β past it and back every step.
-    let pace = match shape {
-        Some(_) if total > 0.0 => ((m_d / total).length() / scene.stride(i)).min(1.0),
-        _ => 1.0,
+    // Forming a shape or lining up on a mask, an agent walks to the weighted
+    // centre of its markers and stops there, instead of stepping β past it
+    // and back every step.
+    let pace = match total > 0.0 {
+        true => ((m_d / total).length() / scene.stride(i)).min(1.0),
+        false => 1.0,
     };
     Plan { direct: Some(m_d), pace, ..Plan::walk_to(p) }
 }
