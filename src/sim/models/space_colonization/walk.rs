@@ -211,6 +211,17 @@ impl Walk {
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
     }
 
+    /// Branch death for a pursuer on its way: everything beyond the node it
+    /// walks to is cut, and the tree regrows from there.
+    fn cut_beyond_next(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            let next = self.next;
+            tree.prune_at(next, NO_NODE, &mut [&mut self.at, &mut self.next]);
+            tree.iterations = 0;
+        }
+        self.done = false;
+    }
+
     /// Branch death: everything ahead of the node walked from is cut, and the
     /// tree regrows from there.
     fn cut_ahead(&mut self) {
@@ -278,13 +289,20 @@ impl Growth {
         // Branch death (ii): the goal moved farther than R_d: regrow.
         if point.distance(walk.aimed) > self.recompute {
             match lure {
-                // NOTE: a pursuer regrows from where it stands. The node it
+                // NOTE: a pursuer on its last leg regrows where it stands. The node it
                 // walked from may lie behind it, a last leg or more back (it
                 // walks straight to a target within α of its last node, and
                 // stands while it has arrived): regrown from there, it turned
                 // back to that node and fell metres behind a target it was
                 // at the heels of (`pursuit_pillar`).
-                Lure::Goal(_) if !reserve && !disjoint => walk.restart(pos, point),
+                Lure::Goal(_) if !reserve && !disjoint && walk.next == NO_NODE => walk.restart(pos, point),
+                // On its way, a pursuer keeps the node it walks to: a tree
+                // regrown where it stood could take the other side of an
+                // obstacle each time, back and forth (fig03_pursue).
+                Lure::Goal(_) if !reserve && !disjoint => {
+                    walk.cut_beyond_next();
+                    walk.aimed = point;
+                }
                 _ => {
                     walk.cut_ahead();
                     walk.aimed = point;
@@ -293,6 +311,24 @@ impl Growth {
         }
         let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         let head = if walk.next != NO_NODE { walk.next } else { walk.at };
+        if std::env::var("DBG_P").is_ok() && id == 1 {
+            let best = tree.best_in(head, lure);
+            eprintln!(
+                "pos=({:.2},{:.2}) it={} len={} done={} at={} next={} best=({:.2},{:.2}) goal=({:.2},{:.2}) starved={}",
+                pos.x,
+                pos.y,
+                tree.iterations,
+                tree.len(),
+                walk.done,
+                walk.at,
+                walk.next,
+                tree.pos(best).x,
+                tree.pos(best).y,
+                point.x,
+                point.y,
+                walk.starved_steps
+            );
+        }
         if let Lure::Goal(g) = lure {
             // Pursue: the target crossed the tree; keep the path to the crossing node only.
             if !walk.done {
