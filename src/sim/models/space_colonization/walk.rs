@@ -311,24 +311,6 @@ impl Growth {
         }
         let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
         let head = if walk.next != NO_NODE { walk.next } else { walk.at };
-        if std::env::var("DBG_P").is_ok() && id == 1 {
-            let best = tree.best_in(head, lure);
-            eprintln!(
-                "pos=({:.2},{:.2}) it={} len={} done={} at={} next={} best=({:.2},{:.2}) goal=({:.2},{:.2}) starved={}",
-                pos.x,
-                pos.y,
-                tree.iterations,
-                tree.len(),
-                walk.done,
-                walk.at,
-                walk.next,
-                tree.pos(best).x,
-                tree.pos(best).y,
-                point.x,
-                point.y,
-                walk.starved_steps
-            );
-        }
         if let Lure::Goal(g) = lure {
             // Pursue: the target crossed the tree; keep the path to the crossing node only.
             if !walk.done {
