@@ -64,12 +64,16 @@ pub(super) fn edge_point(scene: &Scene, i: usize, shape: ShapeId) -> Option<Vec2
     best.map(|(_, q)| q)
 }
 
-/// Whether a body other than agent `i` stands closer than `t_min` to `q`.
-pub(super) fn taken(scene: &Scene, i: usize, q: Vec2) -> bool {
-    let d = scene.min_distance;
-    let mut taken = false;
-    scene.grid.for_each_near(q, d, |j, a| taken |= j as usize != i && a.distance_squared(q) < d * d);
-    taken
+/// The room at `q` for agent `i`: the distance to the closest other agent,
+/// capped at `cap`.
+pub(super) fn room_at(scene: &Scene, i: usize, q: Vec2, cap: f64) -> f64 {
+    let mut room = cap;
+    scene.grid.for_each_near(q, cap, |j, a| {
+        if j as usize != i {
+            room = room.min(a.distance(q));
+        }
+    });
+    room
 }
 
 /// Shape formation, when agent `i`'s personal space holds no free marker of
@@ -88,13 +92,7 @@ pub(super) fn room_point(scene: &Scene, i: usize, shape: ShapeId, draw: u64) -> 
     let mut best: Option<(f64, Vec2)> = None;
     for _ in 0..ROOM_TRIES {
         let q = scene.markers.positions[ids[rng.below(n) as usize] as usize];
-        // The distance to the closest other agent, capped at `reach`.
-        let mut room = reach;
-        scene.grid.for_each_near(q, reach, |j, a| {
-            if j as usize != i {
-                room = room.min(a.distance(q));
-            }
-        });
+        let room = room_at(scene, i, q, reach);
         if best.is_none_or(|(r, _)| room > r) {
             best = Some((room, q));
         }

@@ -357,7 +357,9 @@ impl SpaceColonization {
                     let gap = pos.distance(walk.hull_goal);
                     let stride = scene.stride(i);
                     let step = pos + crate::math::unit(walk.hull_goal - pos).unwrap_or(Vec2::ZERO) * stride;
-                    let blocked = gap <= stride || gap > walk.gap - stride / 4.0 || direct::taken(scene, i, step);
+                    let blocked = gap <= stride
+                        || gap > walk.gap - stride / 4.0
+                        || direct::room_at(scene, i, step, scene.min_distance) < scene.min_distance;
                     walk.gap = if blocked { 0.0 } else { gap };
                     if walk.gap == 0.0 {
                         Plan::stand(pos)
