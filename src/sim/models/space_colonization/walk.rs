@@ -364,9 +364,8 @@ impl Growth {
                 walk.avoid = true;
                 walk.waited = 0;
                 let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
-                let keep_right = walk.urgent && self.lookahead > 0.0;
-                if let Some(side) =
-                    sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], keep_right)
+                let turns = if walk.urgent && self.lookahead > 0.0 { Turns::KeepRight } else { Turns::EitherSide };
+                if let Some(side) = sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns)
                 {
                     walk.next = tree.push_child(walk.at, side);
                 }
@@ -404,6 +403,23 @@ impl Growth {
                     // here. (A reserving agent keeps its tree while it waits:
                     // the markers it grows around are held, not gone.)
                     let dry = if reserve { tree.len() == 1 } else { true };
+                    if reserve && dry && tree.iterations > 0 {
+                        // NOTE: beside a wall the markers of Eqs 5–6 can draw every
+                        // child into it; the tree regrown on the same spot draws
+                        // the same child, and the walker stood for good, holding up
+                        // everyone behind it (counterflow at 100 per direction,
+                        // seeds 1–20: 104 standing in an empty corridor at the
+                        // end). The paper is silent; it steps for its goal, or as
+                        // near that way as is clear and free.
+                        let turns = Turns::AheadFirst;
+                        if let Some(step) =
+                            sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns)
+                        {
+                            walk.next = tree.push_child(walk.at, step);
+                            walk.granted = false;
+                            return still;
+                        }
+                    }
                     if tree.iterations >= self.max_iterations || dry && tree.iterations > 0 {
                         // Start over where the agent stands.
                         walk.starved_steps += 1;
@@ -468,8 +484,8 @@ impl Growth {
         };
         let lane =
             unit(tree.pos(c) - from).filter(|&d| reserve && oncoming(scene, i, from, d, self.lookahead, params.alpha));
-        if let Some(side) =
-            lane.and_then(|_| sidestep(scene, held, from, point, params, agents.id[i], agents.radius[i], true))
+        if let Some(side) = lane
+            .and_then(|_| sidestep(scene, held, from, point, params, agents.id[i], agents.radius[i], Turns::KeepRight))
         {
             // Someone comes the other way on this lane: keep right of them.
             walk.cut_ahead();
@@ -545,11 +561,20 @@ fn oncoming(scene: &Scene, i: usize, from: Vec2, dir: Vec2, look: f64, half_widt
     seen
 }
 
+/// Which ways a crowd agent's way around turns from its goal direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turns {
+    /// To the right, and to the left only where a wall leaves no right turn.
+    KeepRight,
+    /// To both sides alternately, the first side by id.
+    EitherSide,
+    /// Straight for the goal first, then as `EitherSide`.
+    AheadFirst,
+}
+
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
-/// turning from the goal direction in 30° steps, whose segment is clear and
-/// whose markers nobody else holds. Turns alternate sides (the first side
-/// by id), or with `keep_right` go right, and left only where a wall
-/// leaves no right turn.
+/// turning from the goal direction in 30° steps as `turns` says, whose
+/// segment is clear and whose markers nobody else holds.
 ///
 /// NOTE: the paper has a blocked agent wait until the markers are freed;
 /// in head-on flows that deadlocks. Its own account of lanes is that
@@ -566,7 +591,7 @@ fn sidestep(
     params: TreeParams,
     id: u32,
     radius: f64,
-    keep_right: bool,
+    turns: Turns,
 ) -> Option<Vec2> {
     const C30: f64 = 0.866_025_403_784_438_6;
     const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
@@ -587,12 +612,15 @@ fn sidestep(
         free && any
     };
     let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
-    let walled = keep_right && TURNS.iter().all(|&t| !walkable(turned(t, -1.0)));
-    let order: Vec<((f64, f64), f64)> = if keep_right {
-        let side = if walled { 1.0 } else { -1.0 };
-        TURNS.iter().map(|&t| (t, side)).collect()
-    } else {
-        TURNS.iter().flat_map(|&t| [(t, first), (t, -first)]).collect()
+    let both = TURNS.iter().flat_map(|&t| [(t, first), (t, -first)]);
+    let order: Vec<((f64, f64), f64)> = match turns {
+        Turns::KeepRight => {
+            let walled = TURNS.iter().all(|&t| !walkable(turned(t, -1.0)));
+            let side = if walled { 1.0 } else { -1.0 };
+            TURNS.iter().map(|&t| (t, side)).collect()
+        }
+        Turns::EitherSide => both.collect(),
+        Turns::AheadFirst => std::iter::once(((1.0, 0.0), 1.0)).chain(both).collect(),
     };
     order.into_iter().map(|(t, side)| turned(t, side)).find(|&cand| walkable(cand) && free(cand))
 }
