@@ -186,10 +186,7 @@ pub(super) fn direct_plan(
     // Forming a shape or lining up on a mask, an agent walks to the weighted
     // centre of its markers and stops there, instead of stepping β past it
     // and back every step.
-    let pace = match total > 0.0 {
-        true => ((m_d / total).length() / scene.stride(i)).min(1.0),
-        false => 1.0,
-    };
+    let pace = if total > 0.0 { ((m_d / total).length() / scene.stride(i)).min(1.0) } else { 1.0 };
     Plan { direct: Some(m_d), pace, ..Plan::walk_to(p) }
 }
 
