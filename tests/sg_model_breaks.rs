@@ -3,8 +3,8 @@
 //! `Program` and the same expectations must fail.
 //!
 //! Behaviours the language cannot switch off (giving places up, waiting in
-//! line, the A* grid's body clearance and its walking points at doors) are
-//! switched in `Program::switches`.
+//! line, the A* grid's body clearance and its walking points at doors, a
+//! group letting a walker by) are switched in `Program::switches`.
 //! The A* costs and estimate have no switch: the baffle and the ledge are
 //! run here without A* (walking straight at the goal); their signature
 //! claims, which side walkers go round, were shown to fail with diagonals
@@ -91,6 +91,12 @@ fn guests_keeping_their_places_while_they_choose_freeze_the_backyard() {
 fn guests_keeping_their_places_while_they_choose_freeze_the_party() {
     let failed = broken("scenarios/semantic_groups/party.crowd", |p| p.switches.give_up_places = false);
     assert_fails(&failed, "each of guests picks at least 2 goals by 119 s");
+}
+
+#[test]
+fn a_trio_walking_onto_walkers_carries_one_into_its_core() {
+    let failed = broken("scenarios/semantic_groups/crossing_trio.crowd", |p| p.switches.groups_let_by = false);
+    assert_fails(&failed, "nobody of passers inside group space of trio");
 }
 
 #[test]

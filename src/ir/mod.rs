@@ -83,6 +83,9 @@ pub struct Switches {
     /// a body is a way through; off: at the usable marker nearest to the
     /// cell's centre.
     pub astar_door_points: bool,
+    /// A semantic group stands to let a walker by rather than walk its
+    /// reserved core onto them (Hocevar et al. §3.3); off: it walks on.
+    pub groups_let_by: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -117,6 +120,7 @@ impl Default for Switches {
             wait_in_line: true,
             astar_clearance: true,
             astar_door_points: true,
+            groups_let_by: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

@@ -23,6 +23,12 @@ const LEAD: f64 = 1.0;
 /// Units planned per chunk of the parallel map: A* searches make some units
 /// far dearer than others, so chunks stay small.
 const UNITS_PER_CHUNK: usize = 4;
+/// The least speed, as a share of their own, of someone a group stands for.
+const PASSING: f64 = 0.25;
+/// How long a group stands to let one person by before it walks on, s: a
+/// walker crosses a group's front in about a second; someone the group's
+/// own bodies hold in place would never go.
+const LET_BY_PATIENCE: f64 = 2.0;
 /// Turns tried, in order, when a step would enter another group's core:
 /// (cos, sin) of −30°, −60°, −90°, +30°, +60°, +90°. Right first, so that two
 /// groups meeting head on both keep to their right and pass.
@@ -78,6 +84,8 @@ pub(crate) struct Units {
     keep: Vec<Option<Keep>>,
     /// By team: the group's path.
     routes: Vec<Route>,
+    /// By team: whom the group last stood for (an agent slot), and for how long, s.
+    let_by: Vec<(u32, f64)>,
     units: Vec<Unit>,
     /// By agent slot, this step: its unit or `NONE`, its target and speed factor.
     unit_of: Vec<u32>,
@@ -110,6 +118,8 @@ struct UnitPlan {
     /// The team's path, walked on by the unit's centre.
     route: Route,
     kind: FormationKind,
+    /// Whom the group's next step would walk its core onto (an agent slot), or `NONE`.
+    onto: u32,
     /// `(member slot, target, speed factor, walks its own path)`.
     members: Vec<(u32, Vec2, f64, bool)>,
 }
@@ -123,6 +133,7 @@ impl Units {
             core,
             keep,
             routes: Vec::new(),
+            let_by: Vec::new(),
             units: Vec::new(),
             unit_of: Vec::new(),
             target: Vec::new(),
@@ -160,6 +171,7 @@ impl Units {
         self.own_path.resize(n, false);
         if self.routes.len() < scene.teams.len() {
             self.routes.resize_with(scene.teams.len(), Route::default);
+            self.let_by.resize(scene.teams.len(), (NONE, 0.0));
         }
         let mut team_unit = vec![NONE; scene.teams.len()];
         for i in 0..n {
@@ -227,7 +239,13 @@ impl Units {
         }
         for (k, _, plan) in work {
             let Some(plan) = plan else { continue };
-            self.routes[units[k].team as usize] = plan.route;
+            let team = units[k].team as usize;
+            self.routes[team] = plan.route;
+            self.let_by[team] = match (plan.onto, self.let_by[team]) {
+                (NONE, _) => (NONE, 0.0),
+                (who, (before, waited)) if who == before => (who, waited + scene.clock.dt),
+                (who, _) => (who, scene.clock.dt),
+            };
             for (i, target, speed, own) in plan.members {
                 self.target[i as usize] = target;
                 self.speed[i as usize] = speed;
@@ -331,7 +349,51 @@ impl Units {
                 }
             }
         }
-        UnitPlan { route, kind, members: out }
+        // Hocevar et al. keep other groups' agents out of the core; a group
+        // that walks onto someone would put them in it. It stands to let them
+        // by, for a while: someone its own bodies hold in place never goes.
+        let onto =
+            if scene.program.switches.groups_let_by { self.walks_onto(scene, k, u, heading, speed) } else { NONE };
+        let (before, waited) = self.let_by[u.team as usize];
+        if onto != NONE && (onto != before || waited < LET_BY_PATIENCE) {
+            for (_, _, pace, _) in &mut out {
+                *pace = 0.0;
+            }
+        }
+        UnitPlan { route, kind, onto, members: out }
+    }
+
+    /// Whom group `k`'s next step would bring its reserved core over: of
+    /// those of another team who walk past alone, are not inside it yet and
+    /// whose body the next core would overlap, the nearest to it (ties: the
+    /// lower slot); `NONE` if nobody. Outsiders may not step into a core
+    /// either ([`Units::detour`]). Someone standing (at an object, waiting)
+    /// is not waited for.
+    fn walks_onto(&self, scene: &Scene, k: usize, u: &Unit, heading: Vec2, speed: f64) -> u32 {
+        let agents = &scene.agents;
+        let core = u.space.core_radius(self.core);
+        if core <= 0.0 {
+            return NONE;
+        }
+        let (now, next) = (u.space.centre, u.space.centre + heading * scene.clock.step_length(speed));
+        let mut onto = (NONE, f64::INFINITY);
+        scene.grid.for_each_candidate(next, core + scene.max_radius, |j| {
+            if self.unit_of[j as usize] == k as u32 {
+                return;
+            }
+            let (i, p) = (j as usize, agents.pos[j as usize]);
+            // Passing means walking: not standing in a line, nor pressed still.
+            let passing = agents.active[i] && agents.vel[i].length() >= PASSING * agents.speed[i];
+            // Groups meeting groups pass by their own cores' detours.
+            if agents.mind[i].member.team == u.team || !passing || self.unit_of[i] != NONE {
+                return;
+            }
+            let (reach, to_next, to_now) = (core + agents.radius[i], p.distance_squared(next), p.distance_squared(now));
+            if to_next < reach * reach && to_next < to_now && to_now >= core * core && (to_next, j) < (onto.1, onto.0) {
+                onto = (j, to_next);
+            }
+        });
+        onto.0
     }
 
     /// What the agents' pass reads of agent `i`'s group, when it seeks `goal`.
@@ -355,28 +417,32 @@ impl Units {
         if self.units.is_empty() {
             return target;
         }
-        let blocked = |q: Vec2| {
-            let mut hit = false;
-            self.cores.for_each_candidate(q, self.max_core, |u| {
-                let unit = &self.units[u as usize];
-                if hit || u == own || unit.team == team {
-                    return;
-                }
-                let c = unit.space.centre;
-                // Walking out of a core is always allowed.
-                hit = unit.space.in_core(q, self.core) && q.distance_squared(c) < pos.distance_squared(c);
-            });
-            hit
-        };
-        detoured(pos, target, step, blocked).unwrap_or(pos)
+        detoured(pos, target, step, |q| self.deeper_in_core(team, own, pos, q)).unwrap_or(pos)
+    }
+
+    /// Whether a step from `pos` to `q` ends deeper inside the core of a
+    /// group other than `own` and of another team than `team`.
+    fn deeper_in_core(&self, team: u32, own: u32, pos: Vec2, q: Vec2) -> bool {
+        let mut hit = false;
+        self.cores.for_each_candidate(q, self.max_core, |u| {
+            let unit = &self.units[u as usize];
+            if hit || u == own || unit.team == team {
+                return;
+            }
+            let c = unit.space.centre;
+            // Walking out of a core is always allowed.
+            hit = unit.space.in_core(q, self.core) && q.distance_squared(c) < pos.distance_squared(c);
+        });
+        hit
     }
 
     /// A step that would walk into another agent's body turns (right first,
     /// as [`Units::detour`]) until it does not: two walkers meeting head on
     /// at a corner both keep to their right and pass, where distance
     /// enforcement alone would hold them pressed together for ever. With no
-    /// such turn the step is kept, and enforcement settles it.
-    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64) -> Vec2 {
+    /// such turn the step is kept, and enforcement settles it. A turn that
+    /// walks no deeper into a core ([`Units::detour`]) is taken first.
+    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64, own: u32) -> Vec2 {
         let agents = &scene.agents;
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
@@ -401,7 +467,13 @@ impl Units {
             // walker would stand pressed against it, as would the one it met.
             hit || (q != straight && !scene.space.is_clear(q, agents.radius[i]))
         };
-        detoured(pos, target, step, blocked).unwrap_or(target)
+        // A turn that keeps out of cores first; for a group's member, else
+        // any: two groups meeting head on would stand pressed together.
+        let outside = |q: Vec2| blocked(q) || (q != straight && self.deeper_in_core(team, own, pos, q));
+        match detoured(pos, target, step, outside) {
+            None if own != NONE => detoured(pos, target, step, blocked).unwrap_or(target),
+            turned => turned.unwrap_or(target),
+        }
     }
 }
 
