@@ -352,8 +352,7 @@ impl Units {
         // Hocevar et al. keep other groups' agents out of the core; a group
         // that walks onto someone would put them in it. It stands to let them
         // by, for a while: someone its own bodies hold in place never goes.
-        let onto =
-            if scene.program.switches.groups_let_by { self.walks_onto(scene, k, u, heading, speed) } else { NONE };
+        let onto = if scene.program.switches.groups_let_by { self.walks_onto(scene, u, heading, speed) } else { NONE };
         let (before, waited) = self.let_by[u.team as usize];
         if onto != NONE && (onto != before || waited < LET_BY_PATIENCE) {
             for (_, _, pace, _) in &mut out {
@@ -363,13 +362,13 @@ impl Units {
         UnitPlan { route, kind, onto, members: out }
     }
 
-    /// Whom group `k`'s next step would bring its reserved core over: of
+    /// Whom group `u`'s next step would bring its reserved core over: of
     /// those of another team who walk past alone, are not inside it yet and
     /// whose body the next core would overlap, the nearest to it (ties: the
     /// lower slot); `NONE` if nobody. Outsiders may not step into a core
     /// either ([`Units::detour`]). Someone standing (at an object, waiting)
     /// is not waited for.
-    fn walks_onto(&self, scene: &Scene, k: usize, u: &Unit, heading: Vec2, speed: f64) -> u32 {
+    fn walks_onto(&self, scene: &Scene, u: &Unit, heading: Vec2, speed: f64) -> u32 {
         let agents = &scene.agents;
         let core = u.space.core_radius(self.core);
         if core <= 0.0 {
@@ -378,13 +377,11 @@ impl Units {
         let (now, next) = (u.space.centre, u.space.centre + heading * scene.clock.step_length(speed));
         let mut onto = (NONE, f64::INFINITY);
         scene.grid.for_each_candidate(next, core + scene.max_radius, |j| {
-            if self.unit_of[j as usize] == k as u32 {
-                return;
-            }
             let (i, p) = (j as usize, agents.pos[j as usize]);
             // Passing means walking: not standing in a line, nor pressed still.
             let passing = agents.active[i] && agents.vel[i].length() >= PASSING * agents.speed[i];
-            // Groups meeting groups pass by their own cores' detours.
+            // The group's own members, and groups meeting groups (they pass
+            // by their own cores' detours), are not waited for.
             if agents.mind[i].member.team == u.team || !passing || self.unit_of[i] != NONE {
                 return;
             }
