@@ -58,6 +58,14 @@ fn groups_kept_in_a_river_fail_following_on_a_lawn() {
 }
 
 #[test]
+fn groups_kept_in_a_river_fail_the_edges() {
+    let failed = broken("scenarios/semantic_groups/edges.crowd", |p| fix_formation(p, Formation::River));
+    for group in ["west", "east", "south", "north"] {
+        assert_fails(&failed, &format!("formation of {group} is side_by_side"));
+    }
+}
+
+#[test]
 fn walkers_without_astar_do_not_go_round_the_baffle() {
     let failed = broken("scenarios/semantic_groups/baffle.crowd", walk_straight);
     assert_fails(&failed, "northerners reaches goal within 35 s");
