@@ -31,6 +31,8 @@
 //!   surrounding: it closes in from one side.
 //! - `pursuit_pillar`: the hunter seeking where the target started instead
 //!   of pursuing it: it does not stay on the target's heels.
+//! - `gather_room`: walkers counted as arrived as soon as they wait behind
+//!   anyone who arrived: the room fills in a crust on one side.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
 
@@ -297,4 +299,13 @@ fn seeking_where_the_target_was_loses_it_pursuit_pillar() {
     let mut program = holding("pursuit_pillar");
     seek_where_the_target_started(&mut program);
     assert_fails(&program, "hunter within 1 m of target");
+}
+
+#[test]
+fn arriving_behind_anyone_who_arrived_leaves_a_crust_gather_room() {
+    let mut program = holding("gather_room");
+    program.switches.fill_from_aim = false;
+    assert_fails(&program, "of crowd inside heart at 90 s");
+    assert_fails(&program, "of crowd inside room at 115 s");
+    assert_fails(&program, "of crowd stuck");
 }

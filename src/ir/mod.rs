@@ -86,6 +86,11 @@ pub struct Switches {
     /// A semantic group stands to let a walker by rather than walk its
     /// reserved core onto them (Hocevar et al. §3.3); off: it walks on.
     pub groups_let_by: bool,
+    /// A reserving walker (the crowd extension) waiting behind someone who
+    /// arrived counts as arrived itself only when it cannot step round them
+    /// and they stand nearer its aim, so that a region fills from its aim
+    /// on every side; off: as soon as it waits behind anyone who arrived.
+    pub fill_from_aim: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -121,6 +126,7 @@ impl Default for Switches {
             astar_clearance: true,
             astar_door_points: true,
             groups_let_by: true,
+            fill_from_aim: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

@@ -219,10 +219,15 @@ impl Tables {
                     Err(holder) => {
                         // Someone coming the other way, or standing still, is not worth waiting for.
                         let heading = agents.ori[i];
+                        // Behind someone who arrived is behind them on the way to the aim: one
+                        // beside the way, no nearer the aim, does not make the region full there.
+                        let ahead = |j: usize| {
+                            agents.pos[j].distance_squared(walk.aimed) < agents.pos[i].distance_squared(walk.aimed)
+                        };
                         (walk.urgent, walk.behind_arrived) = match agents.id.binary_search(&holder) {
                             Ok(j) => (
                                 agents.ori[j].dot(heading) < 0.0 || agents.vel[j].length_squared() == 0.0,
-                                agents.arrived[j],
+                                agents.arrived[j] && (ahead(j) || !scene.program.switches.fill_from_aim),
                             ),
                             Err(_) => (false, false),
                         };

@@ -117,7 +117,8 @@ pub(crate) struct Walk {
     pub avoid: bool,
     /// The agent blocking the next node walks the other way or stands still.
     pub urgent: bool,
-    /// The agent blocking the next node has arrived where it was going.
+    /// The agent blocking the next node has arrived where it was going, and
+    /// stands nearer the aim.
     pub behind_arrived: bool,
     /// Surround: markers this agent's tree claimed at the last settle.
     pub claimed: Vec<u32>,
@@ -277,9 +278,10 @@ impl Growth {
         if reserve {
             params.action_radius = self.reserve_radius();
         }
-        // Waiting behind an agent that has arrived counts as walking, blocked:
-        // inside the goal region that is arriving too, so regions fill from their aim outwards.
-        let still = Plan { active: reserve && walk.behind_arrived, enforce: !reserve, ..Plan::stand(pos) };
+        // Switched off (the model-break test), any wait behind someone who arrived is arriving.
+        let fill_from_aim = scene.program.switches.fill_from_aim;
+        let still =
+            Plan { active: !fill_from_aim && reserve && walk.behind_arrived, enforce: !reserve, ..Plan::stand(pos) };
         if walk.tree.as_ref().is_none_or(Tree::is_empty) {
             walk.tree = Some(Tree::new(pos));
         }
@@ -365,9 +367,18 @@ impl Growth {
                 walk.waited = 0;
                 let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
                 let turns = if walk.urgent && self.lookahead > 0.0 { Turns::KeepRight } else { Turns::EitherSide };
-                if let Some(side) = sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns)
-                {
-                    walk.next = tree.push_child(walk.at, side);
+                match sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns) {
+                    Some(side) => walk.next = tree.push_child(walk.at, side),
+                    // NOTE: boxed in behind someone who has arrived counts as
+                    // walking, blocked: inside the goal region that is arriving
+                    // too. Only boxed in: counted as soon as it waited there,
+                    // a crowd gathering in a room stood in a crust along the
+                    // side it came from, the rest of the room empty and the
+                    // later comers shut out (`gather_room`); a walker that can
+                    // still step round those who arrived walks on, so a region
+                    // fills from its aim outwards on every side.
+                    None if walk.behind_arrived => return Plan { active: true, ..still },
+                    None => {}
                 }
             }
             return still;
