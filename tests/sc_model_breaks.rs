@@ -7,8 +7,8 @@
 //! - Fig 3: pursuit replaced by a seek of the target's start point: the
 //!   follower does not reach the target.
 //! - Fig 4: pursuers sharing markers: they do not split round the crate.
-//! - Fig 5: pursuing the followers instead of escaping them: the runner does
-//!   not get away.
+//! - Fig 5 and `escape_corridor`: pursuing the followers instead of
+//!   escaping them: the runner does not get away.
 //! - Fig 6: each team forms the other's letter: neither fills its own
 //!   (`w_max = 1` no longer breaks it: the letters fill on their denser
 //!   markers alone).
@@ -127,16 +127,28 @@ fn surround_without_disjoint_markers_fails_fig4() {
     assert_fails(&program, "_route");
 }
 
-#[test]
-fn escaping_towards_the_followers_fails_fig5() {
-    // Pursuing the followers' first agent instead of escaping them.
-    let mut program = holding("fig05_escape");
-    for a in actions_mut(&mut program) {
+/// Every escape becomes a pursuit of the followers' first agent.
+fn pursue_instead_of_escaping(program: &mut Program) {
+    for a in actions_mut(program) {
         if let Action::Escape { from } = a {
             *a = Action::Pursue { target: *from, planner: planner(PlannerKind::TreePaths) };
         }
     }
+}
+
+#[test]
+fn escaping_towards_the_followers_fails_fig5() {
+    let mut program = holding("fig05_escape");
+    pursue_instead_of_escaping(&mut program);
     assert_fails(&program, "runner farther than 8 m from followers");
+}
+
+#[test]
+fn escaping_towards_the_followers_fails_escape_corridor() {
+    let mut program = holding("escape_corridor");
+    pursue_instead_of_escaping(&mut program);
+    assert_fails(&program, "runner farther than 2.5 m from followers during");
+    assert_fails(&program, "runner farther than 10 m from followers at 10 s");
 }
 
 #[test]
