@@ -4,7 +4,8 @@
 //!
 //! Behaviours the language cannot switch off (giving places up, waiting in
 //! line, the A* grid's body clearance and its walking points at doors, a
-//! group letting a walker by) are switched in `Program::switches`.
+//! group letting a walker by, the grid following marker events) are
+//! switched in `Program::switches`.
 //! The A* costs and estimate have no switch: the baffle and the ledge are
 //! run here without A* (walking straight at the goal); their signature
 //! claims, which side walkers go round, were shown to fail with diagonals
@@ -63,6 +64,12 @@ fn groups_kept_in_a_river_fail_the_edges() {
     for group in ["west", "east", "south", "north"] {
         assert_fails(&failed, &format!("formation of {group} is side_by_side"));
     }
+}
+
+#[test]
+fn paths_kept_on_the_first_grid_cross_the_wet_paint() {
+    let failed = broken("scenarios/semantic_groups/wet_paint.crowd", |p| p.switches.astar_follows_markers = false);
+    assert_fails(&failed, "of everyone inside patch_core");
 }
 
 #[test]

@@ -381,6 +381,15 @@ pub struct Disc {
 pub struct FreeSpace<'a> {
     pub walk: Option<&'a Walkable>,
     pub others: &'a [Disc],
+    /// Where people may walk, when that is less than the open space (the
+    /// markers of a semantic environment).
+    pub floor: Option<&'a dyn Floor>,
+}
+
+/// Walkable floor: where the markers are.
+pub trait Floor: std::fmt::Debug + Sync {
+    /// Whether the segment `a`–`b` stays on the floor.
+    fn holds(&self, a: Vec2, b: Vec2) -> bool;
 }
 
 /// Where a group stands and looks: its centre `C`, the unit heading to its
@@ -463,6 +472,13 @@ impl Roi {
                 if d < w || d <= 0.0 {
                     return false;
                 }
+            }
+        }
+        if let Some(floor) = free.floor {
+            // Both sides of the swept stadium on the floor, as well as its middle.
+            let side = (b - a).try_normalize().map_or(Vec2::ZERO, |d| d.perp() * w);
+            if !(floor.holds(a, b) && floor.holds(a + side, b + side) && floor.holds(a - side, b - side)) {
+                return false;
             }
         }
         // Someone walking on ahead leaves room behind it as the group
@@ -730,10 +746,10 @@ mod tests {
         let layout = Layout::default();
         let ahead = towards_door();
         let choose = |walk: &Walkable, n| {
-            choose_formation(n, &layout, 0.25, &ahead, &FreeSpace { walk: Some(walk), others: &[] })
+            choose_formation(n, &layout, 0.25, &ahead, &FreeSpace { walk: Some(walk), ..FreeSpace::default() })
         };
         let roi_free = |walk: &Walkable, kind, n| {
-            Roi::new(kind, n, &layout, 0.25, &ahead).is_free(&FreeSpace { walk: Some(walk), others: &[] })
+            Roi::new(kind, n, &layout, 0.25, &ahead).is_free(&FreeSpace { walk: Some(walk), ..FreeSpace::default() })
         };
         // Three members: side by side needs 2.1 m, the V 1.3 m, a river 0.5 m.
         let wide = door(2.4);
@@ -756,7 +772,7 @@ mod tests {
         // Before the door is within the depth, the group stays side by side.
         let far = Ahead { depth: 1.0, ..ahead };
         assert_eq!(
-            choose_formation(3, &layout, 0.25, &far, &FreeSpace { walk: Some(&narrow), others: &[] }),
+            choose_formation(3, &layout, 0.25, &far, &FreeSpace { walk: Some(&narrow), ..FreeSpace::default() }),
             FormationKind::SideBySide
         );
         // Open space, or no world at all.
@@ -771,17 +787,19 @@ mod tests {
         // Walking along the world's edge, 0.6 m from it: on its own line only
         // a river fits, but side by side does 0.6 m further from the edge.
         let edge = Ahead { centre: v(5.0, 0.6), heading: v(1.0, 0.0), depth: 3.0 };
-        let open = FreeSpace { walk: Some(&walk), others: &[] };
+        let open = FreeSpace { walk: Some(&walk), ..FreeSpace::default() };
         assert!(!Roi::new(FormationKind::V, 3, &layout, 0.25, &edge).is_free(&open));
         assert_eq!(choose_placed(3, &layout, 0.25, &edge, &open), (FormationKind::SideBySide, 0.6000000000000001));
         // In a passage 1.2 m wide along the edge, no shift makes room for more than a river.
         let passage = Walkable::new(&world(vec![rect(0.0, 1.2, 20.0, 10.0)]), 0.0);
-        let inside = FreeSpace { walk: Some(&passage), others: &[] };
+        let inside = FreeSpace { walk: Some(&passage), ..FreeSpace::default() };
         assert_eq!(choose_placed(3, &layout, 0.25, &edge, &inside), (FormationKind::River, 0.0));
         let ahead = Ahead { centre: v(3.0, 5.0), heading: v(1.0, 0.0), depth: 3.0 };
-        let with = |others: &[Disc]| choose_placed(3, &layout, 0.25, &ahead, &FreeSpace { walk: Some(&walk), others });
+        let with = |others: &[Disc]| {
+            choose_placed(3, &layout, 0.25, &ahead, &FreeSpace { walk: Some(&walk), others, floor: None })
+        };
         let on_line = |kind, others: &[Disc]| {
-            Roi::new(kind, 3, &layout, 0.25, &ahead).is_free(&FreeSpace { walk: Some(&walk), others })
+            Roi::new(kind, 3, &layout, 0.25, &ahead).is_free(&FreeSpace { walk: Some(&walk), others, floor: None })
         };
         // Someone 1 m to the side, 2 m ahead: on the group's line too close for
         // side by side (1.05 + 0.25), not for the V (0.65 + 0.25); 0.4 m to

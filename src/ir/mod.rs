@@ -86,6 +86,10 @@ pub struct Switches {
     /// A semantic group stands to let a walker by rather than walk its
     /// reserved core onto them (Hocevar et al. §3.3); off: it walks on.
     pub groups_let_by: bool,
+    /// Semantic groups' A* grid is laid again on the markers after each
+    /// marker event (open floor without markers is not walkable), and every
+    /// path planned afresh on it; off: the grid of the start is kept.
+    pub astar_follows_markers: bool,
     /// A reserving walker (the crowd extension) waiting behind someone who
     /// arrived counts as arrived itself only when it cannot step round them
     /// and they stand nearer its aim, so that a region fills from its aim
@@ -126,6 +130,7 @@ impl Default for Switches {
             astar_clearance: true,
             astar_door_points: true,
             groups_let_by: true,
+            astar_follows_markers: true,
             fill_from_aim: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,

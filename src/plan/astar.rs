@@ -20,7 +20,10 @@
 //!   an 8 × 8 lattice over the cell compete too, so that the walking points
 //!   either side of a door a little wider than a body line up in its middle
 //!   (a cell with no such point falls back to its centre, pushed off
-//!   obstacles); without
+//!   obstacles); open floor without markers is not walkable space: a cell
+//!   whose centre is not inside an obstacle and where no marker lies in it
+//!   or in its eight neighbours is bare, its node unusable, and no smoothed
+//!   segment crosses it; without
 //!   markers, a node is usable when the body fits at the cell centre, which
 //!   is then its point;
 //! - moves are 8-connected; a diagonal move needs both orthogonal cells it
@@ -63,6 +66,9 @@ pub struct NodeGrid {
     obstacles: Vec<Shape>,
     /// Per obstacle: its bounding box grown by `clearance`.
     boxes: Vec<Rect>,
+    /// Per node, with markers: its cell is bare floor (see the invariants);
+    /// empty without markers, or when no cell is bare.
+    bare: Vec<bool>,
 }
 
 impl NodeGrid {
@@ -95,6 +101,7 @@ impl NodeGrid {
         let n = nx as usize * ny as usize;
         let radius = if radius.is_finite() { radius.max(0.0) } else { 0.0 };
         let mut points = vec![Vec2::splat(f64::NAN); n];
+        let mut bare = Vec::new();
         let clearance = match markers.filter(|m| !m.is_empty()) {
             Some(markers) => {
                 // Every point of a cell whose centre is this clear has all the
@@ -105,15 +112,37 @@ impl NodeGrid {
                 // Clearance up to half a cell past the body counts (none, centred).
                 let cap = if clearest { radius + cell / 2.0 } else { 0.0 };
                 let mut best = vec![Candidate::NONE; n];
+                let mut holds = vec![false; n];
                 for (k, &m) in markers.positions.iter().enumerate() {
                     let Some(c) = cell_index(min, cell, nx, ny, m) else { continue };
+                    holds[c as usize] = true;
                     // A marker against a wall stands for the nearest point a body fits.
                     let p = if walk.is_clear(m, radius) { m } else { walk.project(m, m, radius) };
                     if walk.is_clear(p, radius) && cell_index(min, cell, nx, ny, p) == Some(c) {
                         best[c as usize].offer(Candidate::new(far, p, centre_of(min, cell, nx, c), cap, k as u32));
                     }
                 }
+                // Markers are walkable space at their own spacing, which may be
+                // coarser than the cells: a cell is bare when neither it nor
+                // any of its eight neighbours holds one. A cell whose centre is
+                // inside a wall holds none either, and is judged below.
+                bare = (0..n)
+                    .map(|c| {
+                        let (x, y) = ((c % nx as usize) as i64, (c / nx as usize) as i64);
+                        let near = (-1..=1).flat_map(|dy| (-1..=1).map(move |dx| (x + dx, y + dy)));
+                        let inside = |&(x, y): &(i64, i64)| x >= 0 && y >= 0 && x < i64::from(nx) && y < i64::from(ny);
+                        !near.filter(inside).any(|(x, y)| holds[(y * i64::from(nx) + x) as usize])
+                            && walk.is_clear(centre_of(min, cell, nx, c as u32), 0.0)
+                    })
+                    .collect();
+                // All floor (the usual case): no segment needs walking cell by cell.
+                if !bare.contains(&true) {
+                    bare.clear();
+                }
                 for (c, point) in points.iter_mut().enumerate() {
+                    if bare.get(c) == Some(&true) {
+                        continue;
+                    }
                     let centre = centre_of(min, cell, nx, c as u32);
                     let mut pick = best[c];
                     // Near a wall, points between the markers too: a door
@@ -164,7 +193,7 @@ impl NodeGrid {
                 Rect { min: b.min - clearance, max: b.max + clearance }
             })
             .collect();
-        let mut grid = NodeGrid { min, cell, nx, ny, points, moves: vec![0; n], clearance, obstacles, boxes };
+        let mut grid = NodeGrid { min, cell, nx, ny, points, moves: vec![0; n], clearance, obstacles, boxes, bare };
         grid.link();
         grid
     }
@@ -258,6 +287,51 @@ impl NodeGrid {
             }
         }
         best.map(|(_, node)| node)
+    }
+
+    /// Whether the segment `a`–`b` crosses no cell without markers: every
+    /// cell it passes through, in the order of Amanatides and Woo's
+    /// traversal (a segment through a cell's corner passes the two beside it).
+    pub fn over_markers(&self, a: Vec2, b: Vec2) -> bool {
+        if self.bare.is_empty() {
+            return true;
+        }
+        let (fa, fb) = ((a - self.min) / self.cell, (b - self.min) / self.cell);
+        if !(fa.is_finite() && fb.is_finite()) {
+            return false;
+        }
+        let (nx, ny) = (i64::from(self.nx), i64::from(self.ny));
+        let index = |f: f64, n: i64| (f.floor() as i64).clamp(0, n - 1);
+        let (mut x, mut y) = (index(fa.x, nx), index(fa.y, ny));
+        let (ex, ey) = (index(fb.x, nx), index(fb.y, ny));
+        let d = fb - fa;
+        // Per axis: the step, the segment parameter at the next cell boundary, and between boundaries.
+        let axis = |from: f64, cell: i64, d: f64| {
+            if d > 0.0 {
+                (1, ((cell + 1) as f64 - from) / d, 1.0 / d)
+            } else if d < 0.0 {
+                (-1, (from - cell as f64) / -d, -1.0 / d)
+            } else {
+                (0, f64::INFINITY, f64::INFINITY)
+            }
+        };
+        let (sx, mut tx, dx) = axis(fa.x, x, d.x);
+        let (sy, mut ty, dy) = axis(fa.y, y, d.y);
+        for _ in 0..=(ex - x).abs() + (ey - y).abs() {
+            if self.bare[(y * nx + x) as usize] {
+                return false;
+            }
+            if (x, y) == (ex, ey) {
+                break;
+            }
+            if tx < ty {
+                (x, tx) = (x + sx, tx + dx);
+            } else {
+                (y, ty) = (y + sy, ty + dy);
+            }
+            (x, y) = (x.clamp(0, nx - 1), y.clamp(0, ny - 1));
+        }
+        true
     }
 
     /// Whether the segment `a`–`b` keeps `clearance` from every obstacle.
@@ -555,7 +629,10 @@ fn string_pull(grid: &NodeGrid, points: &[Vec2], clearance: f64) -> Vec<Vec2> {
     let mut i = 0;
     while i + 1 < points.len() {
         let mut j = i + 1;
-        while j + 1 < points.len() && grid.line_of_sight(points[i], points[j + 1], clearance) {
+        while j + 1 < points.len()
+            && grid.line_of_sight(points[i], points[j + 1], clearance)
+            && grid.over_markers(points[i], points[j + 1])
+        {
             j += 1;
         }
         out.push(points[j]);
@@ -877,6 +954,36 @@ mod tests {
         }
         assert_eq!(smooth.cost, raw.cost);
         assert_eq!((smooth.points[0], *smooth.points.last().unwrap()), (v(1.0, 5.0), v(19.0, 5.0)));
+    }
+
+    #[test]
+    fn paths_keep_off_open_floor_without_markers() {
+        let mut w = world(20.0, 10.0, vec![]);
+        w.markers.base = Some(MarkerLayer { method: MarkerMethod::JitteredGrid, density: 9.0 });
+        let mut m = markers::generate(&w, 7);
+        // A patch 6 to 14 by 0 to 7 m with no markers: walkable floor only
+        // north of y = 7.
+        m.positions.retain(|p| !(p.x > 6.0 && p.x < 14.0 && p.y < 7.0));
+        let walk = Walkable::new(&w, 0.3);
+        let g = NodeGrid::new(&walk, Some(&m), 0.5, 0.3);
+        // Deep in the patch the cells are bare; at its edge a cell beside markers is floor.
+        assert!(!g.is_usable(g.node_at(v(10.0, 3.0)).unwrap()));
+        assert!(g.is_usable(g.node_at(v(6.25, 3.0)).unwrap()));
+        assert!(!g.over_markers(v(2.0, 3.0), v(18.0, 3.0)));
+        assert!(g.over_markers(v(2.0, 9.0), v(18.0, 9.0)));
+        // Along the edge and back out, and across a corner of the patch.
+        assert!(g.over_markers(v(18.0, 3.0), v(14.2, 3.0)));
+        assert!(!g.over_markers(v(4.0, 2.0), v(9.0, 9.5)));
+        for smooth in [false, true] {
+            let p = find_path(&g, v(2.0, 3.0), v(18.0, 3.0), Search { smooth, clearance: 0.3 }).unwrap();
+            for s in p.points.windows(2) {
+                assert!(g.over_markers(s[0], s[1]), "{s:?}");
+            }
+            assert!(p.points.iter().all(|q| !(q.x > 7.0 && q.x < 13.0 && q.y < 6.0)), "{:?}", p.points);
+        }
+        // Without markers every cell is floor.
+        let bare = NodeGrid::new(&walk, None, 0.5, 0.3);
+        assert!(bare.over_markers(v(2.0, 3.0), v(18.0, 3.0)));
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! reserved core of each group space (`units.rs`).
 //!
 //! Invariants:
-//! - the node grid is built once per run; a path is planned when the goal it
-//!   was planned for changes: a solo walker's in the parallel pass, into its
-//!   own [`Route`]; a group's in the organise stage, into its team's;
+//! - the node grid is built at the start and again after each marker event
+//!   (open floor left without markers is bare, see `plan/astar.rs`); a path is planned
+//!   when the goal it was planned for changes, or the grid was rebuilt: a
+//!   solo walker's in the parallel pass, into its own [`Route`]; a group's
+//!   in the organise stage, into its team's;
 //! - the organise stage is the only writer of the group tables, which the
 //!   agents' pass only reads;
 //! - no randomness: formations, slots and detours are functions of the
@@ -15,12 +17,13 @@
 mod route;
 mod units;
 
-use crate::behave::groups::{Layout, SPACING};
+use crate::behave::groups::{Floor, Layout, SPACING};
 use crate::ir::{Action, Behaviour, Formation, PlannerKind, Vec2, NONE};
 use crate::plan::astar::NodeGrid;
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Holds, Model, Own, Plan};
 use crate::sim::workers::Workers;
+use crate::world::markers::Change;
 
 pub(crate) use route::Route;
 use units::{Keep, Units};
@@ -29,7 +32,27 @@ use units::{Keep, Units};
 pub(crate) struct SemanticGroups {
     /// The A* node grid, when some behaviour walks by A*.
     grid: Option<NodeGrid>,
+    /// The grid's cell side, m.
+    cell: f64,
     units: Units,
+}
+
+/// The A* node grid of cell side `cell` over the scene's markers, keeping
+/// the widest body clear of obstacles (see `Program::switches`).
+fn node_grid(scene: &Scene, cell: f64) -> NodeGrid {
+    let switches = &scene.program.switches;
+    let clearance = if switches.astar_clearance { scene.max_radius } else { 0.0 };
+    if switches.astar_door_points {
+        NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
+    } else {
+        NodeGrid::centred(&scene.space, Some(&scene.markers), cell, clearance)
+    }
+}
+
+impl Floor for NodeGrid {
+    fn holds(&self, a: Vec2, b: Vec2) -> bool {
+        self.over_markers(a, b)
+    }
 }
 
 /// Whether `action` seeks by A* (the planner this model walks).
@@ -46,22 +69,15 @@ impl Model for SemanticGroups {
         let program = scene.program;
         let params = &program.params.semantic_groups;
         let actions = || program.behaviours.iter().flat_map(|b| b.body.actions());
-        let grid = actions().any(|a| Self::how(a, &[]).is_some()).then(|| {
-            let cell = match actions().find_map(|a| match a {
-                Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar => planner.grid,
-                _ => None,
-            }) {
-                // `using astar grid X x Y` sets the grid's dimensions.
-                Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-                None => params.astar_cell,
-            };
-            let clearance = if program.switches.astar_clearance { scene.max_radius } else { 0.0 };
-            if program.switches.astar_door_points {
-                NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
-            } else {
-                NodeGrid::centred(&scene.space, Some(&scene.markers), cell, clearance)
-            }
-        });
+        let cell = match actions().find_map(|a| match a {
+            Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar => planner.grid,
+            _ => None,
+        }) {
+            // `using astar grid X x Y` sets the grid's dimensions.
+            Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
+            None => params.astar_cell,
+        };
+        let grid = actions().any(|a| Self::how(a, &[]).is_some()).then(|| node_grid(scene, cell));
         // A population's teams keep its own formation, else its explicit group's.
         let keep = program
             .populations
@@ -77,7 +93,24 @@ impl Model for SemanticGroups {
             })
             .collect();
         let layout = Layout::new(SPACING, params.v_angle);
-        SemanticGroups { grid, units: Units::new(scene, layout, params.social_distance, params.core, keep) }
+        SemanticGroups { grid, cell, units: Units::new(scene, layout, params.social_distance, params.core, keep) }
+    }
+
+    /// Markers sprayed or erased: nodes become usable or unusable where
+    /// they did, and every path is planned afresh on the new grid ("when
+    /// markers are removed, agents immediately adjust their paths",
+    /// Rodrigues et al. 2010, Sec 6.1, on whose markers the grid is laid).
+    fn markers_changed<D: Holds<Route>>(&mut self, scene: &Scene, drives: &mut [D], _change: &Change) {
+        if self.grid.is_none() || !scene.program.switches.astar_follows_markers {
+            return;
+        }
+        self.grid = Some(node_grid(scene, self.cell));
+        for d in drives.iter_mut() {
+            if let Some(route) = d.walker_mut() {
+                *route = Route::default();
+            }
+        }
+        self.units.forget_routes();
     }
 
     fn how(action: &Action, _mode: &[Action]) -> Option<()> {
@@ -123,8 +156,9 @@ impl Model for SemanticGroups {
         let Some(goal) = scene.aim_point(i, agents.aim[i]) else { return Plan::stand(pos) };
         let slot = self.units.slot(i, pos, goal);
         let radius = agents.radius[i];
-        // A slot behind a corner is walked to along the member's own path.
-        let in_sight = |q: Vec2| self.grid.as_ref().is_none_or(|g| g.line_of_sight(pos, q, radius));
+        // A slot behind a corner, or off the markers, is walked to along the member's own path.
+        let in_sight =
+            |q: Vec2| self.grid.as_ref().is_none_or(|g| g.line_of_sight(pos, q, radius) && g.over_markers(pos, q));
         let target = if slot.grouped && !slot.own_path && in_sight(slot.target) {
             slot.target
         } else {

@@ -8,7 +8,7 @@
 //! same step.
 
 use super::route::Route;
-use crate::behave::groups::{self as bg, Ahead, Disc, FreeSpace, GroupSpace, Layout};
+use crate::behave::groups::{self as bg, Ahead, Disc, Floor, FreeSpace, GroupSpace, Layout};
 use crate::ir::{Formation, FormationKind, Vec2, NONE};
 use crate::math::unit;
 use crate::plan::astar::NodeGrid;
@@ -125,6 +125,11 @@ struct UnitPlan {
 }
 
 impl Units {
+    /// Every group plans its path afresh (the node grid changed).
+    pub fn forget_routes(&mut self) {
+        self.routes.iter_mut().for_each(|r| *r = Route::default());
+    }
+
     /// `keep`: by population, how its teams keep formation.
     pub fn new(scene: &Scene, layout: Layout, social: f64, core: f64, keep: Vec<Option<Keep>>) -> Units {
         Units {
@@ -307,7 +312,8 @@ impl Units {
                         others.push(Disc { centre: v.space.centre, radius, away: away(vel) });
                     }
                 });
-                let free = FreeSpace { walk: Some(&scene.space), others: &others };
+                let floor = grid.map(|g| g as &dyn Floor);
+                let free = FreeSpace { walk: Some(&scene.space), others: &others, floor };
                 bg::choose_placed(nm, &layout, radius, &ahead, &free)
             }
         };
