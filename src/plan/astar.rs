@@ -334,6 +334,12 @@ impl NodeGrid {
         true
     }
 
+    /// Whether a body walks the segment `a`–`b` keeping `clearance` from
+    /// every obstacle and staying on the markers' floor.
+    pub fn walkable(&self, a: Vec2, b: Vec2, clearance: f64) -> bool {
+        self.line_of_sight(a, b, clearance) && self.over_markers(a, b)
+    }
+
     /// Whether the segment `a`–`b` keeps `clearance` from every obstacle.
     pub fn line_of_sight(&self, a: Vec2, b: Vec2, clearance: f64) -> bool {
         let lo = a.min(b) - clearance;
@@ -629,10 +635,7 @@ fn string_pull(grid: &NodeGrid, points: &[Vec2], clearance: f64) -> Vec<Vec2> {
     let mut i = 0;
     while i + 1 < points.len() {
         let mut j = i + 1;
-        while j + 1 < points.len()
-            && grid.line_of_sight(points[i], points[j + 1], clearance)
-            && grid.over_markers(points[i], points[j + 1])
-        {
+        while j + 1 < points.len() && grid.walkable(points[i], points[j + 1], clearance) {
             j += 1;
         }
         out.push(points[j]);

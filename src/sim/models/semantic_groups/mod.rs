@@ -32,8 +32,6 @@ use units::{Keep, Units};
 pub(crate) struct SemanticGroups {
     /// The A* node grid, when some behaviour walks by A*.
     grid: Option<NodeGrid>,
-    /// The grid's cell side, m.
-    cell: f64,
     units: Units,
 }
 
@@ -69,15 +67,17 @@ impl Model for SemanticGroups {
         let program = scene.program;
         let params = &program.params.semantic_groups;
         let actions = || program.behaviours.iter().flat_map(|b| b.body.actions());
-        let cell = match actions().find_map(|a| match a {
-            Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar => planner.grid,
-            _ => None,
-        }) {
-            // `using astar grid X x Y` sets the grid's dimensions.
-            Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
-            None => params.astar_cell,
-        };
-        let grid = actions().any(|a| Self::how(a, &[]).is_some()).then(|| node_grid(scene, cell));
+        let grid = actions().any(|a| Self::how(a, &[]).is_some()).then(|| {
+            let cell = match actions().find_map(|a| match a {
+                Action::Seek { planner, .. } if planner.kind == PlannerKind::AStar => planner.grid,
+                _ => None,
+            }) {
+                // `using astar grid X x Y` sets the grid's dimensions.
+                Some((nx, ny)) => NodeGrid::cell_for_dims(program.world.bounds, nx, ny),
+                None => params.astar_cell,
+            };
+            node_grid(scene, cell)
+        });
         // A population's teams keep its own formation, else its explicit group's.
         let keep = program
             .populations
@@ -93,7 +93,7 @@ impl Model for SemanticGroups {
             })
             .collect();
         let layout = Layout::new(SPACING, params.v_angle);
-        SemanticGroups { grid, cell, units: Units::new(scene, layout, params.social_distance, params.core, keep) }
+        SemanticGroups { grid, units: Units::new(scene, layout, params.social_distance, params.core, keep) }
     }
 
     /// Markers sprayed or erased: nodes become usable or unusable where
@@ -101,10 +101,12 @@ impl Model for SemanticGroups {
     /// markers are removed, agents immediately adjust their paths",
     /// Rodrigues et al. 2010, Sec 6.1, on whose markers the grid is laid).
     fn markers_changed<D: Holds<Route>>(&mut self, scene: &Scene, drives: &mut [D], _change: &Change) {
-        if self.grid.is_none() || !scene.program.switches.astar_follows_markers {
+        let Some(cell) = self.grid.as_ref().map(NodeGrid::cell_size) else { return };
+        if !scene.program.switches.astar_follows_markers {
             return;
         }
-        self.grid = Some(node_grid(scene, self.cell));
+        // The cell the start's grid settled on (grown over a large world) lays the same grid.
+        self.grid = Some(node_grid(scene, cell));
         for d in drives.iter_mut() {
             if let Some(route) = d.walker_mut() {
                 *route = Route::default();
@@ -157,8 +159,7 @@ impl Model for SemanticGroups {
         let slot = self.units.slot(i, pos, goal);
         let radius = agents.radius[i];
         // A slot behind a corner, or off the markers, is walked to along the member's own path.
-        let in_sight =
-            |q: Vec2| self.grid.as_ref().is_none_or(|g| g.line_of_sight(pos, q, radius) && g.over_markers(pos, q));
+        let in_sight = |q: Vec2| self.grid.as_ref().is_none_or(|g| g.walkable(pos, q, radius));
         let target = if slot.grouped && !slot.own_path && in_sight(slot.target) {
             slot.target
         } else {

@@ -65,7 +65,7 @@ impl Route {
             // waypoint hidden behind the corner presses it into the obstacle.
             let passed = pos.distance(here) <= WAYPOINT_REACH && grid.is_none_or(|g| g.line_of_sight(pos, next, 0.0));
             // Pushed past a corner: the next waypoint is already in sight.
-            let seen = grid.is_some_and(|g| g.line_of_sight(pos, next, clearance) && g.over_markers(pos, next));
+            let seen = grid.is_some_and(|g| g.walkable(pos, next, clearance));
             if passed || seen {
                 self.leg += 1;
             } else {
@@ -78,11 +78,9 @@ impl Route {
         // Walk on to that one rather than turn back.
         if let Some(g) = grid {
             let here = self.points[self.leg] - pos;
-            let later = (self.leg + 1..=last).rev().find(|&j| {
-                here.dot(self.points[j] - pos) < 0.0
-                    && g.line_of_sight(pos, self.points[j], clearance)
-                    && g.over_markers(pos, self.points[j])
-            });
+            let later = (self.leg + 1..=last)
+                .rev()
+                .find(|&j| here.dot(self.points[j] - pos) < 0.0 && g.walkable(pos, self.points[j], clearance));
             if let Some(j) = later {
                 self.leg = j;
             }
