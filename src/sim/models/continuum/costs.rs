@@ -38,25 +38,30 @@ pub(super) struct Costs {
     pub members: u32,
     /// By cell and face: the unit cost `C` (per metre).
     pub cost: Vec<[f64; 4]>,
+    /// By cell and face: the speed `f` (m/s) of moving through it, 0 out of
+    /// the grid (a wall's faces too have one: a goal may lie in a wall).
+    pub speed: Vec<[f64; 4]>,
 }
 
 impl Costs {
-    /// This step's unit costs, row by row in parallel.
+    /// This step's speeds and unit costs, row by row in parallel.
     pub fn update(&mut self, fields: &Fields, p: &Params, workers: &Workers) {
         let l = fields.lattice;
         self.cost.resize(l.cells(), [f64::INFINITY; 4]);
+        self.speed.resize(l.cells(), [0.0; 4]);
         let f_max = self.f_max;
         let floor = MIN_COST_SPEED * f_max;
-        workers.for_each(self.cost.chunks_mut(ROWS * l.nx).collect(), |c, rows| {
-            for (r, row) in rows.chunks_mut(l.nx).enumerate() {
+        let rows = self.cost.chunks_mut(ROWS * l.nx).zip(self.speed.chunks_mut(ROWS * l.nx));
+        workers.for_each(rows.collect(), |c, (cost, speed)| {
+            for (r, (cost, speed)) in cost.chunks_mut(l.nx).zip(speed.chunks_mut(l.nx)).enumerate() {
                 let j = c * ROWS + r;
-                for (i, faces) in row.iter_mut().enumerate() {
+                for (i, (faces, speeds)) in cost.iter_mut().zip(speed.iter_mut()).enumerate() {
                     let k = i + j * l.nx;
                     for (d, m) in neighbours(&l, i, j).into_iter().enumerate() {
+                        speeds[d] = m.map_or(0.0, |m| face_speed(fields, p, f_max, m, d));
                         faces[d] = match m {
                             Some(m) if !fields.wall[m] && !fields.wall[k] => {
-                                let f = face_speed(fields, p, f_max, m, d);
-                                unit_cost(p, f.max(floor), fields.discomfort[m])
+                                unit_cost(p, speeds[d].max(floor), fields.discomfort[m])
                             }
                             _ => f64::INFINITY,
                         };
@@ -164,7 +169,7 @@ mod tests {
         fields.wall[5] = true;
         // A standing crowd everywhere: the flow speed is 0 on every face.
         fields.density.iter_mut().for_each(|d| *d = 5.0);
-        let mut costs = Costs { f_max: 1.2, members: 1, cost: Vec::new() };
+        let mut costs = Costs { f_max: 1.2, members: 1, ..Costs::default() };
         let workers = crate::sim::workers::Workers::default();
         costs.update(&fields, &Params::default(), &workers);
         for j in 0..l.ny {

@@ -9,7 +9,7 @@
 //!   (velocity 0) only where it cannot; no value is ever NaN;
 //! - the goal's cells are marked again only when the goal's point moves.
 
-use super::costs::{face_speed, neighbours, Costs, NORMALS};
+use super::costs::{neighbours, Costs, NORMALS};
 use super::fields::Fields;
 use crate::ir::params::Continuum as Params;
 use crate::ir::{Program, Vec2};
@@ -85,7 +85,7 @@ impl Group {
         self.vel.resize(n, Vec2::ZERO);
         for j in 0..l.ny {
             for i in 0..l.nx {
-                self.vel[i + j * l.nx] = self.cell_velocity(fields, p, costs.f_max, i, j);
+                self.vel[i + j * l.nx] = self.cell_velocity(fields, costs, i, j);
             }
         }
     }
@@ -116,7 +116,7 @@ impl Group {
     /// lower neighbour (the upwind difference of the eikonal update), each
     /// axis's speed the speed of the face it leaves by. Zero in the goal, in
     /// walls and where the goal cannot be reached.
-    fn cell_velocity(&self, fields: &Fields, p: &Params, f_max: f64, i: usize, j: usize) -> Vec2 {
+    fn cell_velocity(&self, fields: &Fields, costs: &Costs, i: usize, j: usize) -> Vec2 {
         let l = &fields.lattice;
         let k = i + j * l.nx;
         let phi = self.phi[k];
@@ -125,25 +125,24 @@ impl Group {
         }
         let near = neighbours(l, i, j);
         let at = |d: usize| near[d].map_or(f64::INFINITY, |m| self.phi[m]);
-        // Per axis: the face to leave by, the cell it leads to and the fall of φ
-        // across it (none: neither neighbour is lower).
+        // Per axis: the face to leave by and the fall of φ across it (none:
+        // neither neighbour is lower).
         let axis = |plus: usize, minus: usize| {
             let (a, b) = (at(plus), at(minus));
             match (a < phi && a < b, b < phi && b < a) {
-                (true, _) => near[plus].map(|m| (plus, m, phi - a)),
-                (_, true) => near[minus].map(|m| (minus, m, phi - b)),
+                (true, _) => near[plus].map(|_| (plus, phi - a)),
+                (_, true) => near[minus].map(|_| (minus, phi - b)),
                 _ => None,
             }
         };
         let (x, y) = (axis(EAST, WEST), axis(NORTH, SOUTH));
-        let fall = |a: Option<(usize, usize, f64)>| a.map_or(0.0, |(_, _, g)| g);
+        let fall = |a: Option<(usize, f64)>| a.map_or(0.0, |(_, g)| g);
         let norm = (fall(x) * fall(x) + fall(y) * fall(y)).sqrt();
         if norm <= 0.0 || !norm.is_finite() {
             return Vec2::ZERO;
         }
-        let along = |a: Option<(usize, usize, f64)>| {
-            a.map_or(Vec2::ZERO, |(d, m, g)| NORMALS[d] * (g / norm * face_speed(fields, p, f_max, m, d)))
-        };
+        let along =
+            |a: Option<(usize, f64)>| a.map_or(Vec2::ZERO, |(d, g)| NORMALS[d] * (g / norm * costs.speed[k][d]));
         along(x) + along(y)
     }
 
