@@ -193,7 +193,11 @@ impl<'p> Simulation<'p> {
             return false;
         }
         if self.scene.agents.arrived[i] {
-            return true;
+            // Pushed out of the region it arrived in, it is there no longer: it walks back in.
+            return match aim {
+                Goal::Region(r) => reached(&self.scene.program.world.regions[r.index()].shape, p, self.scene.arrival),
+                _ => true,
+            };
         }
         let Some(q) = self.scene.aim_point(i, aim) else { return false };
         // Squared distances: no square root for the many agents far from their aim.
