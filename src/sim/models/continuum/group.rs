@@ -126,12 +126,12 @@ impl Group {
         let near = neighbours(l, i, j);
         let at = |d: usize| near[d].map_or(f64::INFINITY, |m| self.phi[m]);
         // Per axis: the face to leave by and the fall of φ across it (none:
-        // neither neighbour is lower).
+        // neither neighbour is lower; a missing one reads +∞, never lower).
         let axis = |plus: usize, minus: usize| {
             let (a, b) = (at(plus), at(minus));
             match (a < phi && a < b, b < phi && b < a) {
-                (true, _) => near[plus].map(|_| (plus, phi - a)),
-                (_, true) => near[minus].map(|_| (minus, phi - b)),
+                (true, _) => Some((plus, phi - a)),
+                (_, true) => Some((minus, phi - b)),
                 _ => None,
             }
         };
