@@ -192,25 +192,24 @@ impl<'p> Simulation<'p> {
         if aim == Goal::None {
             return false;
         }
+        let region = match aim {
+            Goal::Region(r) => Some(&self.scene.program.world.regions[r.index()].shape),
+            _ => None,
+        };
+        // Outside its region nobody is there, not even one who arrived and
+        // was pushed out: it walks back in.
+        if region.is_some_and(|shape| !reached(shape, p, self.scene.arrival)) {
+            return false;
+        }
         if self.scene.agents.arrived[i] {
-            // Pushed out of the region it arrived in, it is there no longer: it walks back in.
-            return match aim {
-                Goal::Region(r) => reached(&self.scene.program.world.regions[r.index()].shape, p, self.scene.arrival),
-                _ => true,
-            };
+            return true;
         }
         let Some(q) = self.scene.aim_point(i, aim) else { return false };
         // Squared distances: no square root for the many agents far from their aim.
         let d2 = p.distance_squared(q);
-        if let Goal::Region(r) = aim {
-            let shape = &self.scene.program.world.regions[r.index()].shape;
-            if !reached(shape, p, self.scene.arrival) {
-                return false;
-            }
-            // A door has no inside to walk into.
-            if matches!(shape, Shape::Segment { .. }) {
-                return true;
-            }
+        // A door has no inside to walk into.
+        if matches!(region, Some(Shape::Segment { .. })) {
+            return true;
         }
         if d2 <= self.scene.arrival * self.scene.arrival {
             return true;
