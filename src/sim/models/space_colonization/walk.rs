@@ -288,6 +288,12 @@ impl Growth {
         let point = match lure {
             Lure::Goal(g) | Lure::Away(g) => g,
         };
+        if let (true, Lure::Goal(g)) = (disjoint, lure) {
+            if let Some(plan) = close_in(scene, i, g, params) {
+                walk.restart(pos, g);
+                return plan;
+            }
+        }
         // Branch death (ii): the goal moved farther than R_d: regrow.
         if point.distance(walk.aimed) > self.recompute {
             match lure {
@@ -551,6 +557,61 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
     own
 }
 
+/// cos 30°: the turns of a way round are 30° apart.
+const C30: f64 = 0.866_025_403_784_438_6;
+
+/// Surround, within `A_r` of target `g`: agent `i` closes in straight
+/// while no one nearer `g` stands within `A_r` of it; else it walks round
+/// `g` at its distance, 30° at a time, towards the nearest side where no
+/// one nearer would be within `A_r` of it (on a tie, the way its id picks).
+/// `None` farther out, when the way is not clear, or when every side is
+/// taken: its tree takes it on.
+///
+/// NOTE: the paper's disjoint marker sets make the pursuers fight for
+/// space on their way; near a target where pursuers already stand, their
+/// trees claim every marker within `A_r` of it, so the markers no longer
+/// tell one side from another. Held to the markers there, a pursuer whose
+/// side was taken cut its tree, was done again at its first node on the
+/// same side, and stood (`surround_open`, seed 4: three pursuers on the
+/// west side, one 1.16 m out for the last 22 s). The nearer pursuer keeps
+/// its side, so two never give way to each other.
+fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan> {
+    const TURNS: [(f64, f64); 7] =
+        [(1.0, 0.0), (C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30), (-C30, 0.5), (-1.0, 0.0)];
+    let agents = &scene.agents;
+    let (pos, id, radius) = (agents.pos[i], agents.id[i], agents.radius[i]);
+    let (r, a_r) = (pos.distance(g), params.action_radius);
+    if r > a_r {
+        return None;
+    }
+    let dir = unit(pos - g)?;
+    // `side` 1 turns counter-clockwise round `g`, -1 clockwise.
+    let bearing = |(c, s): (f64, f64), side: f64| {
+        let s = s * side;
+        Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c)
+    };
+    let nearer = |j: usize, q: Vec2| {
+        let rq = q.distance(g);
+        j != i && rq > 0.0 && (rq < r || (rq == r && agents.id[j] < id))
+    };
+    let taken = |u: Vec2| {
+        let place = g + u * r;
+        let mut taken = false;
+        scene.grid.for_each_near(place, a_r, |j, q| {
+            taken |= nearer(j as usize, q) && q.distance(place) < a_r;
+        });
+        taken
+    };
+    if !taken(dir) {
+        return scene.space.segment_clear(pos, g, radius).then(|| Plan::walk_to(g));
+    }
+    let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
+    let (_, side) =
+        TURNS[1..].iter().flat_map(|&t| [(t, first), (t, -first)]).find(|&(t, side)| !taken(bearing(t, side)))?;
+    let next = g + bearing(TURNS[1], side) * r;
+    scene.space.segment_clear(pos, next, radius).then(|| Plan::walk_to(next))
+}
+
 /// Whether someone walks towards agent `i` (headings more than 120° apart)
 /// within `look` ahead of `from` along `dir` and less than `half_width` to
 /// either side of that line.
@@ -604,7 +665,6 @@ fn sidestep(
     radius: f64,
     turns: Turns,
 ) -> Option<Vec2> {
-    const C30: f64 = 0.866_025_403_784_438_6;
     const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
     let dir = unit(goal - from)?;
     // `side` 1 turns left (counter-clockwise), -1 right.
