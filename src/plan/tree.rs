@@ -264,6 +264,18 @@ impl Tree {
         }
     }
 
+    /// The tree cut back to a single root at `root`, as [`Tree::new`] makes
+    /// it, keeping its buffers: a pursuer closing in is rerooted every step.
+    pub fn reroot(&mut self, root: Vec2) {
+        self.nodes.clear();
+        self.nodes.push(Node { pos: root, parent: NO_NODE, exhausted: false });
+        self.iterations = 0;
+        self.reach = 0.0;
+        let Memo { nodes, action_radius, restriction, markers } = &mut self.memo;
+        (*nodes, *action_radius, *restriction) = (0, 0.0, 0.0);
+        markers.clear();
+    }
+
     pub fn len(&self) -> usize {
         self.nodes.len()
     }

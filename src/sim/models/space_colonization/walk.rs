@@ -208,7 +208,10 @@ impl Walk {
 
     /// A new tree where the agent stands, aimed at `point`.
     pub fn restart(&mut self, pos: Vec2, point: Vec2) {
-        self.tree = Some(Tree::new(pos));
+        match &mut self.tree {
+            Some(tree) => tree.reroot(pos),
+            None => self.tree = Some(Tree::new(pos)),
+        }
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
     }
 
@@ -560,6 +563,31 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
 /// cos 30°: the turns of a way round are 30° apart.
 const C30: f64 = 0.866_025_403_784_438_6;
 
+/// `(cos, sin)` of 0°, 30°, … 180°: the turns a way round tries.
+const TURNS: [(f64, f64); 7] = [(1.0, 0.0), (C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30), (-C30, 0.5), (-1.0, 0.0)];
+
+/// `dir` turned by the angle whose `(cos, sin)` is `turn`: counter-clockwise
+/// for `side` 1, clockwise for -1.
+fn turned(dir: Vec2, (c, s): (f64, f64), side: f64) -> Vec2 {
+    let s = s * side;
+    Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c)
+}
+
+/// The side an agent tries first where either would do: by its id's parity,
+/// so that neighbours split.
+fn first_side(id: u32) -> f64 {
+    if id.is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// `turns`, each on the side `first` picks and then on the other.
+fn both_sides(turns: &[(f64, f64)], first: f64) -> impl Iterator<Item = ((f64, f64), f64)> + '_ {
+    turns.iter().flat_map(move |&t| [(t, first), (t, -first)])
+}
+
 /// Surround, within `A_r` of target `g`: agent `i` closes in straight
 /// while no one nearer `g` stands within `A_r` of it; else it walks round
 /// `g` at its distance, 30° at a time, towards the nearest side where no
@@ -576,8 +604,6 @@ const C30: f64 = 0.866_025_403_784_438_6;
 /// west side, one 1.16 m out for the last 22 s). The nearer pursuer keeps
 /// its side, so two never give way to each other.
 fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan> {
-    const TURNS: [(f64, f64); 7] =
-        [(1.0, 0.0), (C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30), (-C30, 0.5), (-1.0, 0.0)];
     let agents = &scene.agents;
     let (pos, id, radius) = (agents.pos[i], agents.id[i], agents.radius[i]);
     let (r, a_r) = (pos.distance(g), params.action_radius);
@@ -585,11 +611,6 @@ fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan
         return None;
     }
     let dir = unit(pos - g)?;
-    // `side` 1 turns counter-clockwise round `g`, -1 clockwise.
-    let bearing = |(c, s): (f64, f64), side: f64| {
-        let s = s * side;
-        Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c)
-    };
     let nearer = |j: usize, q: Vec2| {
         let rq = q.distance(g);
         j != i && rq > 0.0 && (rq < r || (rq == r && agents.id[j] < id))
@@ -605,10 +626,8 @@ fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan
     if !taken(dir) {
         return scene.space.segment_clear(pos, g, radius).then(|| Plan::walk_to(g));
     }
-    let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
-    let (_, side) =
-        TURNS[1..].iter().flat_map(|&t| [(t, first), (t, -first)]).find(|&(t, side)| !taken(bearing(t, side)))?;
-    let next = g + bearing(TURNS[1], side) * r;
+    let (_, side) = both_sides(&TURNS[1..], first_side(id)).find(|&(t, side)| !taken(turned(dir, t, side)))?;
+    let next = g + turned(dir, TURNS[1], side) * r;
     scene.space.segment_clear(pos, next, radius).then(|| Plan::walk_to(next))
 }
 
@@ -645,7 +664,7 @@ enum Turns {
 }
 
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
-/// turning from the goal direction in 30° steps as `turns` says, whose
+/// turning from the goal direction in 30° steps as `way` says, whose
 /// segment is clear and whose markers nobody else holds.
 ///
 /// NOTE: the paper has a blocked agent wait until the markers are freed;
@@ -663,15 +682,13 @@ fn sidestep(
     params: TreeParams,
     id: u32,
     radius: f64,
-    turns: Turns,
+    way: Turns,
 ) -> Option<Vec2> {
-    const TURNS: [(f64, f64); 4] = [(C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
+    // 30° to 120° either side of the goal direction.
+    let turns = &TURNS[1..5];
     let dir = unit(goal - from)?;
     // `side` 1 turns left (counter-clockwise), -1 right.
-    let turned = |(c, s): (f64, f64), side: f64| {
-        let s = s * side;
-        from + Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c) * params.alpha
-    };
+    let step = |t: (f64, f64), side: f64| from + turned(dir, t, side) * params.alpha;
     let walkable = |cand: Vec2| scene.space.segment_clear(from, cand, radius);
     let free = |cand: Vec2| {
         let (mut free, mut any) = (true, false);
@@ -682,16 +699,15 @@ fn sidestep(
         });
         free && any
     };
-    let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
-    let both = TURNS.iter().flat_map(|&t| [(t, first), (t, -first)]);
-    let order: Vec<((f64, f64), f64)> = match turns {
+    let both = both_sides(turns, first_side(id));
+    let order: Vec<((f64, f64), f64)> = match way {
         Turns::KeepRight => {
-            let walled = TURNS.iter().all(|&t| !walkable(turned(t, -1.0)));
+            let walled = turns.iter().all(|&t| !walkable(step(t, -1.0)));
             let side = if walled { 1.0 } else { -1.0 };
-            TURNS.iter().map(|&t| (t, side)).collect()
+            turns.iter().map(|&t| (t, side)).collect()
         }
         Turns::EitherSide => both.collect(),
-        Turns::AheadFirst => std::iter::once(((1.0, 0.0), 1.0)).chain(both).collect(),
+        Turns::AheadFirst => std::iter::once((TURNS[0], 1.0)).chain(both).collect(),
     };
-    order.into_iter().map(|(t, side)| turned(t, side)).find(|&cand| walkable(cand) && free(cand))
+    order.into_iter().map(|(t, side)| step(t, side)).find(|&cand| walkable(cand) && free(cand))
 }
