@@ -6,7 +6,9 @@
 //!   round the wall to its goal.
 //! - Fig 3: pursuit replaced by a seek of the target's start point: the
 //!   follower does not reach the target.
-//! - Fig 4: pursuers sharing markers: they do not split round the crate.
+//! - Fig 4: pursuers sharing markers: they do not split round the crate;
+//!   and hunters that stand where their trees end: they stay on one side
+//!   of the target.
 //! - Fig 5 and `escape_corridor`: pursuing the followers instead of
 //!   escaping them: the runner does not get away.
 //! - Fig 6: each team forms the other's letter: neither fills its own
@@ -28,7 +30,8 @@
 //! - Fig 13 at twice its density, walkers not keeping right: the flows
 //!   meet head on and stand there.
 //! - `surround_open`: the pack pursuing with shared markers instead of
-//!   surrounding: it closes in from one side.
+//!   surrounding: it closes in from one side; and pursuers that stand where
+//!   their trees end: three stand on one side.
 //! - `pursuit_pillar`: the hunter seeking where the target started instead
 //!   of pursuing it: it does not stay on the target's heels.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
@@ -304,6 +307,20 @@ fn pursuers_sharing_markers_do_not_surround_surround_open() {
         }
     }
     assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn pursuers_that_stand_where_their_trees_end_do_not_surround_surround_open() {
+    let mut program = holding("surround_open");
+    program.switches.surround_evenly = false;
+    assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn hunters_that_stand_where_their_trees_end_stay_on_one_side_fig4() {
+    let mut program = holding("fig04_surround");
+    program.switches.surround_evenly = false;
+    assert_fails(&program, "hunters surround target");
 }
 
 #[test]

@@ -95,6 +95,11 @@ pub struct Switches {
     /// and they stand nearer its aim, so that a region fills from its aim
     /// on every side; off: as soon as it waits behind anyone who arrived.
     pub fill_from_aim: bool,
+    /// A surrounding pursuer near its target spaces itself evenly round it
+    /// among the others there, then closes in, and keeps doing so once it
+    /// has arrived; off: its tree alone takes it in, and once arrived it
+    /// stands.
+    pub surround_evenly: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -132,6 +137,7 @@ impl Default for Switches {
             groups_let_by: true,
             astar_follows_markers: true,
             fill_from_aim: true,
+            surround_evenly: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

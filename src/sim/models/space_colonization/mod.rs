@@ -272,7 +272,10 @@ impl SpaceColonization {
                 return Plan { pace, ..Plan::walk_to(heels) };
             }
         }
-        if agents.leaving[i] || agents.arrived[i] && !matches!(how, How::Escape(_)) {
+        // A surrounding pursuer that arrived keeps its place round the
+        // target, and follows it when it moves.
+        let surrounds = matches!(how, How::Tree { disjoint: true, .. }) && scene.program.switches.surround_evenly;
+        if agents.leaving[i] || agents.arrived[i] && !matches!(how, How::Escape(_)) && !surrounds {
             return match scene.aim_point(i, agents.aim[i]) {
                 Some(p) if agents.leaving[i] => Plan::walk_to(p),
                 _ => idle,

@@ -3,13 +3,14 @@
 //! agent's way around (Sec 6).
 
 use crate::ir::{Vec2, NONE};
-use crate::math::unit;
+use crate::math::{self, unit};
 use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::rng::{stream, Draws, Purpose};
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
+use std::f64::consts::{PI, TAU};
 
 /// Shape formation: how often a former in direct motion looks at one other
 /// part of its shape for more room, s.
@@ -291,7 +292,7 @@ impl Growth {
         let point = match lure {
             Lure::Goal(g) | Lure::Away(g) => g,
         };
-        if let (true, Lure::Goal(g)) = (disjoint, lure) {
+        if let (true, true, Lure::Goal(g)) = (disjoint, scene.program.switches.surround_evenly, lure) {
             if let Some(plan) = close_in(scene, i, g, params) {
                 walk.restart(pos, g);
                 return plan;
@@ -563,8 +564,8 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
 /// cos 30°: the turns of a way round are 30° apart.
 const C30: f64 = 0.866_025_403_784_438_6;
 
-/// `(cos, sin)` of 0°, 30°, … 180°: the turns a way round tries.
-const TURNS: [(f64, f64); 7] = [(1.0, 0.0), (C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30), (-C30, 0.5), (-1.0, 0.0)];
+/// `(cos, sin)` of 0°, 30°, … 120°: the turns a way around tries.
+const TURNS: [(f64, f64); 5] = [(1.0, 0.0), (C30, 0.5), (0.5, C30), (0.0, 1.0), (-0.5, C30)];
 
 /// `dir` turned by the angle whose `(cos, sin)` is `turn`: counter-clockwise
 /// for `side` 1, clockwise for -1.
@@ -588,12 +589,15 @@ fn both_sides(turns: &[(f64, f64)], first: f64) -> impl Iterator<Item = ((f64, f
     turns.iter().flat_map(move |&t| [(t, first), (t, -first)])
 }
 
-/// Surround, within `A_r` of target `g`: agent `i` closes in straight
-/// while no one nearer `g` stands within `A_r` of it; else it walks round
-/// `g` at its distance, 30° at a time, towards the nearest side where no
-/// one nearer would be within `A_r` of it (on a tie, the way its id picks).
-/// `None` farther out, when the way is not clear, or when every side is
-/// taken: its tree takes it on.
+/// Surround, within `A_r` of target `g` (`A_r + α` once the target has
+/// arrived): agent `i` spaces itself evenly round `g` among the others that
+/// near. While the gaps to its nearest neighbours round `g` on either side
+/// differ by more than [`EVEN`], it walks round `g` at its distance towards
+/// the wider gap, by a quarter of the difference (at most 30°), so that
+/// neighbours who both move meet half-way; with the gaps even, it closes in
+/// straight to `t_min` of `g` while no one nearer `g` stands within `A_r`
+/// of it, and stands otherwise. `None` farther out or when the way is not
+/// clear: its tree takes it on.
 ///
 /// NOTE: the paper's disjoint marker sets make the pursuers fight for
 /// space on their way; near a target where pursuers already stand, their
@@ -601,34 +605,58 @@ fn both_sides(turns: &[(f64, f64)], first: f64) -> impl Iterator<Item = ((f64, f
 /// tell one side from another. Held to the markers there, a pursuer whose
 /// side was taken cut its tree, was done again at its first node on the
 /// same side, and stood (`surround_open`, seed 4: three pursuers on the
-/// west side, one 1.16 m out for the last 22 s). The nearer pursuer keeps
-/// its side, so two never give way to each other.
+/// west side, one 1.16 m out for the last 22 s). Walking round only until
+/// no nearer pursuer stood within `A_r` left two hunters 100° apart
+/// (`fig04_surround`), not on opposite sides.
 fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan> {
     let agents = &scene.agents;
     let (pos, id, radius) = (agents.pos[i], agents.id[i], agents.radius[i]);
     let (r, a_r) = (pos.distance(g), params.action_radius);
-    if r > a_r {
+    // Round a target that has arrived where it went, the last leg starts a
+    // node farther out: the trees of those already round it hold every
+    // marker within `A_r`. A target on the move is left to the trees.
+    let arrived = scene.aims.agent(i, agents.aim[i]).is_some_and(|j| agents.arrived[j]);
+    let zone = if arrived { a_r + params.alpha } else { a_r };
+    if r > zone {
         return None;
     }
     let dir = unit(pos - g)?;
-    let nearer = |j: usize, q: Vec2| {
-        let rq = q.distance(g);
-        j != i && rq > 0.0 && (rq < r || (rq == r && agents.id[j] < id))
+    let (mut ccw, mut cw, mut taken) = (TAU, TAU, false);
+    scene.grid.for_each_near(g, zone, |j, q| {
+        let (j, u) = (j as usize, q - g);
+        let rq = u.length();
+        if j == i || rq == 0.0 || rq > zone {
+            return;
+        }
+        let a = math::atan2(dir.perp_dot(u), dir.dot(u));
+        let a = if a < 0.0 { a + TAU } else { a };
+        (ccw, cw) = (ccw.min(a), cw.min(TAU - a));
+        let nearer = rq < r || (rq == r && agents.id[j] < id);
+        taken |= nearer && q.distance(pos) < a_r;
+    });
+    let uneven = ccw - cw;
+    // Its heels are `t_min` short of the target: a pursuer does not push it.
+    let heels = scene.min_distance;
+    let next = if uneven.abs() > EVEN {
+        g + turned(dir, sin_cos((uneven / 4.0).clamp(-TURN, TURN)), 1.0) * r
+    } else if !taken && r > heels {
+        g + dir * heels
+    } else {
+        return Some(Plan::stand(pos));
     };
-    let taken = |u: Vec2| {
-        let place = g + u * r;
-        let mut taken = false;
-        scene.grid.for_each_near(place, a_r, |j, q| {
-            taken |= nearer(j as usize, q) && q.distance(place) < a_r;
-        });
-        taken
-    };
-    if !taken(dir) {
-        return scene.space.segment_clear(pos, g, radius).then(|| Plan::walk_to(g));
-    }
-    let (_, side) = both_sides(&TURNS[1..], first_side(id)).find(|&(t, side)| !taken(turned(dir, t, side)))?;
-    let next = g + turned(dir, TURNS[1], side) * r;
     scene.space.segment_clear(pos, next, radius).then(|| Plan::walk_to(next))
+}
+
+/// How uneven the gaps beside a surrounding pursuer may be before it walks
+/// round: a few steps' turn at `A_r`, so that it does not dither.
+const EVEN: f64 = 10.0 * PI / 180.0;
+
+/// The largest turn of one step round a target: 30°.
+const TURN: f64 = PI / 6.0;
+
+/// `(cos, sin)` of `angle`.
+fn sin_cos(angle: f64) -> (f64, f64) {
+    (math::cos(angle), math::sin(angle))
 }
 
 /// Whether someone walks towards agent `i` (headings more than 120° apart)
@@ -685,7 +713,7 @@ fn sidestep(
     way: Turns,
 ) -> Option<Vec2> {
     // 30° to 120° either side of the goal direction.
-    let turns = &TURNS[1..5];
+    let turns = &TURNS[1..];
     let dir = unit(goal - from)?;
     // `side` 1 turns left (counter-clockwise), -1 right.
     let step = |t: (f64, f64), side: f64| from + turned(dir, t, side) * params.alpha;
