@@ -574,23 +574,8 @@ fn turned(dir: Vec2, (c, s): (f64, f64), side: f64) -> Vec2 {
     Vec2::new(dir.x * c - dir.y * s, dir.x * s + dir.y * c)
 }
 
-/// The side an agent tries first where either would do: by its id's parity,
-/// so that neighbours split.
-fn first_side(id: u32) -> f64 {
-    if id.is_multiple_of(2) {
-        1.0
-    } else {
-        -1.0
-    }
-}
-
-/// `turns`, each on the side `first` picks and then on the other.
-fn both_sides(turns: &[(f64, f64)], first: f64) -> impl Iterator<Item = ((f64, f64), f64)> + '_ {
-    turns.iter().flat_map(move |&t| [(t, first), (t, -first)])
-}
-
 /// Surround, within `A_r` of target `g` (`A_r + α` once the target has
-/// arrived): agent `i` spaces itself evenly round `g` among the others that
+/// arrived): agent `i` spaces itself evenly round `g` among the others as
 /// near. While the gaps to its nearest neighbours round `g` on either side
 /// differ by more than [`EVEN`], it walks round `g` at its distance towards
 /// the wider gap, by a quarter of the difference (at most 30°), so that
@@ -727,7 +712,8 @@ fn sidestep(
         });
         free && any
     };
-    let both = both_sides(turns, first_side(id));
+    let first = if id.is_multiple_of(2) { 1.0 } else { -1.0 };
+    let both = turns.iter().flat_map(|&t| [(t, first), (t, -first)]);
     let order: Vec<((f64, f64), f64)> = match way {
         Turns::KeepRight => {
             let walled = turns.iter().all(|&t| !walkable(step(t, -1.0)));
