@@ -10,7 +10,9 @@
 //!   and hunters that stand where their trees end: they stay on one side
 //!   of the target.
 //! - Fig 5 and `escape_corridor`: pursuing the followers instead of
-//!   escaping them: the runner does not get away.
+//!   escaping them: the runner does not get away. Fig 5: a runner that
+//!   walks on to the farthest node however its branch winds: it turns
+//!   back towards the followers.
 //! - Fig 6: each team forms the other's letter: neither fills its own
 //!   (`w_max = 1` no longer breaks it: the letters fill on their denser
 //!   markers alone).
@@ -144,6 +146,13 @@ fn escaping_towards_the_followers_fails_fig5() {
     let mut program = holding("fig05_escape");
     pursue_instead_of_escaping(&mut program);
     assert_fails(&program, "runner farther than 8 m from followers");
+}
+
+#[test]
+fn a_runner_whose_branch_winds_back_fails_fig5() {
+    let mut program = holding("fig05_escape");
+    program.switches.escape_farther = false;
+    assert_fails(&program, "runner farther than 8 m from followers during");
 }
 
 #[test]

@@ -100,6 +100,10 @@ pub struct Switches {
     /// has arrived; off: its tree alone takes it in, and once arrived it
     /// stands.
     pub surround_evenly: bool,
+    /// An escaping agent (Eq 13) takes a next node only when it brings it
+    /// farther from `c`, and otherwise grows its tree again where it stands;
+    /// off: it walks on towards the farthest node however its branch winds.
+    pub escape_farther: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -138,6 +142,7 @@ impl Default for Switches {
             astar_follows_markers: true,
             fill_from_aim: true,
             surround_evenly: true,
+            escape_farther: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

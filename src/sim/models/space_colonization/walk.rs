@@ -394,6 +394,20 @@ impl Growth {
             return still;
         }
         walk.waited = 0;
+        if let (Lure::Away(_), NO_NODE, Some(tree)) = (lure, walk.next, &walk.tree) {
+            // NOTE: "the path node is accepted in tree path when it brings the
+            // agent closer to its goal"; escaping, when it brings it farther
+            // from `c` (Eq 13). An escaping tree grows on all round while the
+            // agent walks it, and the branch to the node farthest from `c` may
+            // wind back towards `c` first: runners walked back into the
+            // followers they fled (`fig05_escape`, 5 of seeds 1–20). From a
+            // node whose next would bring it nearer `c`, the tree starts again
+            // where the agent stands.
+            let nearer = |n: u32| lure.score(tree.pos(n)) > lure.score(tree.pos(walk.at));
+            if scene.program.switches.escape_farther && tree.choose_branch(walk.at, lure).is_some_and(nearer) {
+                walk.restart(pos, point);
+            }
+        }
         if walk.next == NO_NODE && self.choose_next(scene, i, walk, lure, params, held, reserve) && reserve {
             return still;
         }
