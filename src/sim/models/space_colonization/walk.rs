@@ -399,10 +399,10 @@ impl Growth {
             // agent closer to its goal"; escaping, when it brings it farther
             // from `c` (Eq 13). An escaping tree grows on all round while the
             // agent walks it, and the branch to the node farthest from `c` may
-            // wind back towards `c` first: runners walked back into the
-            // followers they fled (`fig05_escape`, 5 of seeds 1–20). From a
-            // node whose next would bring it nearer `c`, the tree starts again
-            // where the agent stands.
+            // wind back towards `c` first: runners turned back towards the
+            // followers they fled (`fig05_escape`: within 8 m of them again
+            // after 10 s at 7 of seeds 1–20). From a node whose next would
+            // bring it nearer `c`, the tree starts again where the agent stands.
             let nearer = |n: u32| lure.score(tree.pos(n)) > lure.score(tree.pos(walk.at));
             if scene.program.switches.escape_farther && tree.choose_branch(walk.at, lure).is_some_and(nearer) {
                 walk.restart(pos, point);
