@@ -32,8 +32,10 @@
 //! - Fig 13 at twice its density, walkers not keeping right: the flows
 //!   meet head on and stand there.
 //! - `surround_open`: the pack pursuing with shared markers instead of
-//!   surrounding: it closes in from one side; and pursuers that stand where
-//!   their trees end: three stand on one side.
+//!   surrounding: it closes in from one side; pursuers that stand where
+//!   their trees end: three stand on one side; and, at seed 14, pursuers
+//!   that walk on along a branch leading away from the target in sight:
+//!   one loops out more than 21 m.
 //! - `pursuit_pillar`: the hunter seeking where the target started instead
 //!   of pursuing it: it does not stay on the target's heels.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
@@ -323,6 +325,19 @@ fn pursuers_that_stand_where_their_trees_end_do_not_surround_surround_open() {
     let mut program = holding("surround_open");
     program.switches.surround_evenly = false;
     assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn pursuers_walking_away_from_the_target_in_sight_loop_out_surround_open() {
+    // At the scenario's seed no pursuer's tree leads away; at seed 14 the
+    // last pursuer out of the den finds the markers ahead claimed.
+    let mut program = holding("surround_open");
+    program.header.seed = 14;
+    let failed = failures(&program);
+    assert!(failed.is_empty(), "surround_open holds at seed 14: {failed:?}");
+    program.switches.pursue_closer = false;
+    assert_fails(&program, "pack within 21 m of target");
+    assert_fails(&program, "pack within 2 m of target at 35 s");
 }
 
 #[test]

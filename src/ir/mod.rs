@@ -104,6 +104,10 @@ pub struct Switches {
     /// farther from `c`, and otherwise grows its tree again where it stands;
     /// off: it walks on towards the farthest node however its branch winds.
     pub escape_farther: bool,
+    /// A surrounding pursuer with its target in sight takes a next node only
+    /// when it brings it closer to the target, and otherwise grows its tree
+    /// again where it stands, as starved; off: it walks on along its branch.
+    pub pursue_closer: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -143,6 +147,7 @@ impl Default for Switches {
             fill_from_aim: true,
             surround_evenly: true,
             escape_farther: true,
+            pursue_closer: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

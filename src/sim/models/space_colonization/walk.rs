@@ -394,17 +394,31 @@ impl Growth {
             return still;
         }
         walk.waited = 0;
-        if let (Lure::Away(_), NO_NODE, Some(tree)) = (lure, walk.next, &walk.tree) {
-            // NOTE: "the path node is accepted in tree path when it brings the
-            // agent closer to its goal"; escaping, when it brings it farther
-            // from `c` (Eq 13). An escaping tree grows on all round while the
-            // agent walks it, and the branch to the node farthest from `c` may
-            // wind back towards `c` first: runners turned back towards the
-            // followers they fled (`fig05_escape`: within 8 m of them again
-            // after 10 s at 7 of seeds 1–20). From a node whose next would
-            // bring it nearer `c`, the tree starts again where the agent stands.
-            let nearer = |n: u32| lure.score(tree.pos(n)) > lure.score(tree.pos(walk.at));
-            if scene.program.switches.escape_farther && tree.choose_branch(walk.at, lure).is_some_and(nearer) {
+        if let (NO_NODE, Some(tree)) = (walk.next, &walk.tree) {
+            // NOTE: a path node is "accepted in tree path when it brings the
+            // agent closer to its goal"; escaping, farther from `c` (Eq 13).
+            // A tree grows on all round while the agent walks it, and its
+            // best branch may wind the wrong way first: runners turned back
+            // towards the followers they fled (`fig05_escape`: within 8 m of
+            // them again after 10 s at 7 of seeds 1–20), and a surrounding
+            // pursuer whose tree the others' claims starved walked out more
+            // than 21 m from a target in plain sight (`surround_open`, seeds
+            // 14 and 17). From a node whose next goes the wrong way the tree
+            // starts again where the agent stands; a pursuer counts as
+            // starved, so its growth soon takes the others' markers too.
+            // Round an obstacle (the target out of sight) a pursuer walks on.
+            let switches = &scene.program.switches;
+            let ruled = match lure {
+                Lure::Away(_) => switches.escape_farther,
+                Lure::Goal(_) => disjoint && switches.pursue_closer,
+            };
+            let worse = |n: u32| lure.score(tree.pos(n)) > lure.score(tree.pos(walk.at));
+            let in_sight = || match lure {
+                Lure::Away(_) => true,
+                Lure::Goal(g) => scene.space.segment_clear(tree.pos(walk.at), g, agents.radius[i]),
+            };
+            if ruled && tree.choose_branch(walk.at, lure).is_some_and(worse) && in_sight() {
+                walk.starved_steps += u32::from(disjoint);
                 walk.restart(pos, point);
             }
         }
