@@ -408,16 +408,15 @@ impl Growth {
             // starved, so its growth soon takes the others' markers too.
             // Round an obstacle (the target out of sight) a pursuer walks on.
             let switches = &scene.program.switches;
+            let from = tree.pos(walk.at);
             let ruled = match lure {
                 Lure::Away(_) => switches.escape_farther,
-                Lure::Goal(_) => disjoint && switches.pursue_closer,
+                Lure::Goal(g) => {
+                    disjoint && switches.pursue_closer && scene.space.segment_clear(from, g, agents.radius[i])
+                }
             };
-            let worse = |n: u32| lure.score(tree.pos(n)) > lure.score(tree.pos(walk.at));
-            let in_sight = || match lure {
-                Lure::Away(_) => true,
-                Lure::Goal(g) => scene.space.segment_clear(tree.pos(walk.at), g, agents.radius[i]),
-            };
-            if ruled && tree.choose_branch(walk.at, lure).is_some_and(worse) && in_sight() {
+            let worse = |n: u32| lure.score(tree.pos(n)) > lure.score(from);
+            if ruled && tree.choose_branch(walk.at, lure).is_some_and(worse) {
                 walk.starved_steps += u32::from(disjoint);
                 walk.restart(pos, point);
             }
