@@ -329,8 +329,8 @@ fn pursuers_that_stand_where_their_trees_end_do_not_surround_surround_open() {
 
 #[test]
 fn pursuers_walking_away_from_the_target_in_sight_loop_out_surround_open() {
-    // At the scenario's seed no pursuer's tree leads away; at seed 14 the
-    // last pursuer out of the den finds the markers ahead claimed.
+    // At the scenario's seed the rule changes nothing; at seed 14 the last
+    // pursuer out of the den finds the markers ahead claimed.
     let mut program = holding("surround_open");
     program.header.seed = 14;
     let failed = failures(&program);

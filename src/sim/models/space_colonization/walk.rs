@@ -394,34 +394,7 @@ impl Growth {
             return still;
         }
         walk.waited = 0;
-        if let (NO_NODE, Some(tree)) = (walk.next, &walk.tree) {
-            // NOTE: a path node is "accepted in tree path when it brings the
-            // agent closer to its goal"; escaping, farther from `c` (Eq 13).
-            // A tree grows on all round while the agent walks it, and its
-            // best branch may wind the wrong way first: runners turned back
-            // towards the followers they fled (`fig05_escape`: within 8 m of
-            // them again after 10 s at 7 of seeds 1–20), and a surrounding
-            // pursuer whose tree the others' claims starved walked out more
-            // than 21 m from a target in plain sight (`surround_open`, seeds
-            // 14 and 17). From a node whose next goes the wrong way the tree
-            // starts again where the agent stands; a pursuer counts as
-            // starved, so its growth soon takes the others' markers too.
-            // Round an obstacle (the target out of sight) a pursuer walks on.
-            let switches = &scene.program.switches;
-            let from = tree.pos(walk.at);
-            let ruled = match lure {
-                Lure::Away(_) => switches.escape_farther,
-                Lure::Goal(g) => {
-                    disjoint && switches.pursue_closer && scene.space.segment_clear(from, g, agents.radius[i])
-                }
-            };
-            let worse = |n: u32| lure.score(tree.pos(n)) > lure.score(from);
-            if ruled && tree.choose_branch(walk.at, lure).is_some_and(worse) {
-                walk.starved_steps += u32::from(disjoint);
-                walk.restart(pos, point);
-            }
-        }
-        if walk.next == NO_NODE && self.choose_next(scene, i, walk, lure, params, held, reserve) && reserve {
+        if walk.next == NO_NODE && self.choose_next(scene, i, walk, lure, params, rules) && reserve {
             return still;
         }
         let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
@@ -511,8 +484,8 @@ impl Growth {
     /// At the node walked from: the branch to walk next (the one that brings
     /// the agent closest to the lure, the others pruned), or for a crowd
     /// walker who sees someone come the other way on it, a node to the
-    /// right. Whether a next node was set.
-    #[allow(clippy::too_many_arguments)]
+    /// right. Whether a next node was set; none when the branch goes the
+    /// wrong way and the tree starts again.
     fn choose_next(
         &self,
         scene: &Scene,
@@ -520,9 +493,9 @@ impl Growth {
         walk: &mut Walk,
         lure: Lure,
         params: TreeParams,
-        held: &[u32],
-        reserve: bool,
+        rules: Rules,
     ) -> bool {
+        let Rules { reserve, disjoint, held, .. } = rules;
         let agents = &scene.agents;
         let Some(tree) = walk.tree.as_mut() else { return false };
         let Some(c) = tree.choose_branch(walk.at, lure) else { return false };
@@ -530,6 +503,28 @@ impl Growth {
         let point = match lure {
             Lure::Goal(g) | Lure::Away(g) => g,
         };
+        // NOTE: a path node is "accepted in tree path when it brings the
+        // agent closer to its goal"; escaping, farther from `c` (Eq 13).
+        // A tree grows on all round while the agent walks it, and its
+        // best branch may wind the wrong way first: runners turned back
+        // towards the followers they fled (`fig05_escape`: within 8 m of
+        // them again after 10 s at 7 of seeds 1–20), and a surrounding
+        // pursuer whose tree the others' claims starved walked out more
+        // than 21 m from a target in plain sight (`surround_open`, seeds
+        // 14 and 17). From a node whose next goes the wrong way the tree
+        // starts again where the agent stands; a pursuer counts as
+        // starved, so its growth soon takes the others' markers too.
+        // Round an obstacle (the target out of sight) a pursuer walks on.
+        let switches = &scene.program.switches;
+        let ruled = match lure {
+            Lure::Away(_) => switches.escape_farther,
+            Lure::Goal(g) => disjoint && switches.pursue_closer && scene.space.segment_clear(from, g, agents.radius[i]),
+        };
+        if ruled && lure.score(tree.pos(c)) > lure.score(from) {
+            walk.starved_steps += u32::from(disjoint);
+            walk.restart(agents.pos[i], point);
+            return false;
+        }
         let lane =
             unit(tree.pos(c) - from).filter(|&d| reserve && oncoming(scene, i, from, d, self.lookahead, params.alpha));
         if let Some(side) = lane
