@@ -54,13 +54,16 @@ pub enum Purpose {
     /// A boid's heading before its first step, when it was not walking
     /// (Durupınar §3.1; entity: the boid).
     Heading = 15,
+    /// Where an agent comes among those that appear at the same time, in the
+    /// order they first decide (entity: the agent).
+    Arrival = 16,
 }
 
 /// How many streams an agent has drawn for each purpose over its life: the
 /// draw number of its next one. Kept by the agent whatever drives it, so a
 /// stream is never drawn twice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Draws([u32; Purpose::Heading as usize + 1]);
+pub struct Draws([u32; Purpose::Arrival as usize + 1]);
 
 impl Draws {
     /// The draw number of the next stream for `purpose`, counting it.

@@ -142,12 +142,21 @@ impl<'p> Simulation<'p> {
     }
 
     /// Phase 3 for the agents that appeared at time `t` (all of them at the
-    /// start), in id order; they face where they will walk.
+    /// start), in a random order; they face where they will walk.
+    ///
+    /// NOTE: those who appear together reach the objects together, and the
+    /// first to decide takes the room. In id order the groups of the
+    /// highest ids found every object full at the start and lined up last
+    /// (`capacity_demand`, seeds 1–40: trios of agents 0–7 picked 4.06
+    /// goals in 5 minutes on average, trios of agents 16–23 3.49).
     pub(super) fn decide_new(&mut self, t: f64) -> Result<(), SimError> {
-        for i in 0..self.scene.agents.len() {
-            if !self.scene.agents.fresh[i] {
-                continue;
-            }
+        let seed = self.scene.seed;
+        let mut fresh: Vec<(u64, usize)> = (0..self.scene.agents.len())
+            .filter(|&i| self.scene.agents.fresh[i])
+            .map(|i| (stream(seed, Purpose::Arrival, self.scene.entity(i), 0).next_u64(), i))
+            .collect();
+        fresh.sort_unstable();
+        for (_, i) in fresh {
             let arrived = self.arrived_now(i, t, self.scene.agents.vel[i], self.scene.agents.active[i]);
             let fired = self.fired_rule(i, t, self.scene.agents.ori[i], self.scene.agents.vars_of(i));
             self.apply_decision(i, arrived, fired, t)?;
