@@ -30,7 +30,8 @@
 //!   crossing flows collide; and walkers that do not keep right of people
 //!   coming the other way: the flows do not pass on their own sides.
 //! - Fig 13 at twice its density, walkers not keeping right: the flows
-//!   meet head on and stand there.
+//!   meet head on and crawl past each other (a quarter of the trips within
+//!   three times the free walk, and some walkers not across by 140 s).
 //! - `surround_open`: the pack pursuing with shared markers instead of
 //!   surrounding: it closes in from one side; pursuers that stand where
 //!   their trees end: three stand on one side; and, at seed 14, pursuers
@@ -295,10 +296,11 @@ fn flows_that_do_not_keep_right_mix_fig13() {
 }
 
 #[test]
-fn flows_that_do_not_keep_right_stand_head_on_fig13_lanes_2x() {
+fn flows_that_do_not_keep_right_meet_head_on_and_crawl_fig13_lanes_2x() {
     let mut program = holding("fig13_lanes_2x");
     program.params.space_colonization.lane_lookahead = 0.0;
-    assert_fails(&program, "at most 0 of everyone stuck");
+    assert_fails(&program, "trips of everyone complete within 80 s");
+    assert_fails(&program, "reaches goal within 140 s");
 }
 
 #[test]

@@ -112,6 +112,9 @@ pub(crate) struct Walk {
     /// Walked past the middle of its segment in the last pass: the markers
     /// of the node walked from no longer cover the way ahead, and go back.
     pub left_at: bool,
+    /// Walks its segment, holding all of the node walked from: the markers
+    /// its body has passed go back in the next pass.
+    pub passing: bool,
     /// Steps waited for a grant.
     pub waited: u32,
     /// Regrowing around the markers others hold.
@@ -456,6 +459,8 @@ impl Growth {
             // markers cover the rest of the way (Sec 6), so the agent
             // behind may have the node walked from.
             walk.left_at = true;
+        } else if reserve && walk.granted && walk.holds_at && !walk.held_at.is_empty() {
+            walk.passing = true;
         }
         if pos.distance(node) <= beta {
             // Lands on the node this step: it becomes the node walked from.
