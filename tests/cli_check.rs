@@ -308,3 +308,51 @@ fn an_astar_grid_of_4096_squared_for_2000_agents_is_refused_before_the_run_unles
         stderr(&out)
     );
 }
+
+/// The closest pair of bodies at 0 s in a trace written to stdout.
+fn closest_at_start(trace: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(trace);
+    let pos: Vec<(f64, f64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[1] == "0")
+        .map(|f| (f[3].parse().expect("x"), f[4].parse().expect("y")))
+        .collect();
+    let mut closest = f64::INFINITY;
+    for (k, a) in pos.iter().enumerate() {
+        for b in &pos[k + 1..] {
+            let (dx, dy) = (a.0 - b.0, a.1 - b.1);
+            closest = closest.min((dx * dx + dy * dy).sqrt());
+        }
+    }
+    closest
+}
+
+#[test]
+fn the_crowded_spawn_warning_is_given_where_bodies_would_appear_overlapping() {
+    // Bodies 0.5 m apart in 100 m²: 250 cover 49% (placed apart), 300 cover 59%.
+    let dir = std::env::temp_dir().join(format!("crowd-crowded-spawn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    for (count, warned) in [(250, false), (300, true)] {
+        let path = dir.join(format!("pen_{count}.crowd"));
+        let text = format!(
+            "scenario pen {{ seed 1; duration 1 s; step 1/4 s }}\n\
+             world {{ bounds (0 m, 0 m) to (20 m, 20 m)\n  region pen rect (5 m, 5 m) to (15 m, 15 m) }}\n\
+             population p {{ count {count}; spawn in pen; goal (19 m, 19 m); behaviour go }}\n\
+             behaviour go {{ seek goal }}\n"
+        );
+        std::fs::write(&path, text).expect("the scenario is written");
+        let path = path.to_str().expect("a UTF-8 path");
+        let out = crowd(&["check", path]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(stderr(&out).contains("W006"), warned, "{count}: {}", stderr(&out));
+        for seed in ["1", "2", "3"] {
+            let out = crowd(&["run", path, "--seed", seed, "--out", "-"]);
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            let closest = closest_at_start(&out.stdout);
+            assert_eq!(closest < 0.5 - 1e-9, warned, "{count} at seed {seed}: closest {closest} m at 0 s");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

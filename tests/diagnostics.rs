@@ -100,7 +100,7 @@ fn every_diagnostic_code_has_a_fixture() {
         "E001", "E002", "E003", "E010", "E011", "E012", "E020", "E021", "E022", "E030", "E031", "E032", "E040", "E041",
         "E042", "E043", "E044", "E045", "E046", "E047", "E048", "E050", "E060", "E061", "E062", "E063", "E070", "E071",
         "E072", "E080", "E081", "E091", "E092", "E093", "E094", "E049", "E095", "E096", "W001", "W002", "W003", "W004",
-        "W005",
+        "W005", "W006",
     ];
     let names: Vec<String> = std::fs::read_dir(fixtures("invalid"))
         .expect("tests/fixtures/invalid exists")

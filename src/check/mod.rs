@@ -410,6 +410,7 @@ impl Checker {
             switches: ir::Switches::default(),
         };
         self.plan_size(&program, file);
+        self.spawn_room(&program, file);
         Some(program)
     }
 
@@ -758,6 +759,61 @@ impl Checker {
                 ir::limits::DEFAULT_MAX_PLAN_CELLS
             )),
         );
+    }
+
+    /// Warns when the agents created at once in a region cover more of it
+    /// than random placement keeps apart: beyond about half (random
+    /// sequential packing jams at 0.547) bodies appear overlapping.
+    fn spawn_room(&mut self, program: &ir::Program, file: &ast::File) {
+        const ROOM: f64 = 0.5;
+        let spacing = crate::sim::spawn_spacing(program);
+        let body = std::f64::consts::PI * spacing * spacing / 4.0;
+        let mut at_once = vec![0u64; program.world.regions.len()];
+        for p in &program.populations {
+            if let (ir::Schedule::Fixed { count }, ir::Place::Region(r)) = (&p.schedule, &p.spawn) {
+                at_once[r.index()] += u64::from(*count);
+            }
+        }
+        for (r, &n) in at_once.iter().enumerate() {
+            let region = &program.world.regions[r];
+            let cover = n as f64 * body;
+            // The whole region's area bounds the walkable part's: most regions need no polygon work.
+            if n < 2 || cover <= ROOM * crate::world::geometry::area(&region.shape) {
+                continue;
+            }
+            let area = crate::world::outline::walkable_area_within(&program.world, &region.shape);
+            // No walkable area at all is E046's.
+            if area <= 0.0 || cover <= ROOM * area {
+                continue;
+            }
+            let span = file.items.iter().find_map(|i| match i {
+                ast::Item::Population(e) => e.stmts.iter().find_map(|st| match st {
+                    ast::EntityStmt::SpawnIn { region: name, chaotic: None } if name.text == region.name => {
+                        Some(name.span.clone())
+                    }
+                    _ => None,
+                }),
+                _ => None,
+            });
+            self.diags.push(
+                Diagnostic::warning(
+                    "W006",
+                    span.unwrap_or(0..0),
+                    format!("{n} agents appear at once in `{}`, more than fit apart", region.name),
+                )
+                .label(if cover <= area {
+                    format!("{n} bodies {spacing} m apart would cover {:.0}% of its {area:.1} m² of walkable area", 100.0 * cover / area)
+                } else {
+                    format!("{n} bodies {spacing} m apart need {cover:.0} m², {:.0} times its {area:.1} m² of walkable area", cover / area)
+                })
+                .help(format!(
+                    "random placement keeps bodies apart up to about {:.0}% cover; beyond it some start overlapping: \
+                     spawn them in at least {:.0} m², or over time with `peak N at T`",
+                    100.0 * ROOM,
+                    cover / ROOM
+                )),
+            );
+        }
     }
 
     /// Warns when the trace could outgrow what `crowd run` writes without

@@ -891,6 +891,13 @@ pub fn labels(program: &Program) -> Labels {
     }
 }
 
+/// How far apart `spawn in` places the bodies it creates: the larger of
+/// `t_min` and twice the largest body radius.
+pub fn spawn_spacing(program: &Program) -> f64 {
+    let max_radius = program.populations.iter().map(|p| upper_bound(&p.radius)).fold(0.0, f64::max);
+    models::min_distance(program).max(2.0 * max_radius)
+}
+
 /// Refuses, with one line per use, a scenario that needs models the
 /// executor does not have; runs nothing.
 pub fn runnable(program: &Program) -> Result<(), SimError> {
