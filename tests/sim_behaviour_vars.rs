@@ -113,11 +113,12 @@ fn the_rule_that_fires_is_the_one_the_vars_of_the_same_step_select() {
 
 #[test]
 fn vars_are_the_same_on_one_thread_and_on_two() {
-    // Enough agents for the pass to cut them into several chunks.
+    // Enough agents for the pass to cut them into several chunks, few
+    // enough to be placed apart in the meadow (400 drew W006).
     let text = FEAR.replace(
         "world { bounds (0 m, 0 m) to (20 m, 10 m) }",
         "world { bounds (0 m, 0 m) to (20 m, 10 m); region meadow rect (1 m, 1 m) to (19 m, 9 m) }",
-    ) + "population flock { count 400; spawn in meadow; radius 0.1 m; behaviour graze }";
+    ) + "population flock { count 360; spawn in meadow; radius 0.1 m; behaviour graze }";
     let p = compile(&text);
     let (one, _) = trace(&p, Some(1));
     assert_eq!(one, trace(&p, Some(2)).0);
