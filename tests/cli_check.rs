@@ -311,13 +311,14 @@ fn an_astar_grid_of_4096_squared_for_2000_agents_is_refused_before_the_run_unles
 
 /// The closest pair of bodies at 0 s in a trace written to stdout.
 fn closest_at_start(trace: &[u8]) -> f64 {
-    let text = String::from_utf8_lossy(trace);
-    let pos: Vec<(f64, f64)> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .filter(|f| f[1] == "0")
-        .map(|f| (f[3].parse().expect("x"), f[4].parse().expect("y")))
+    let table = crowd::trace::read::Table::parse(trace).expect("the trace reads");
+    let column = |name: &str| table.column(name).unwrap_or_else(|| panic!("no column {name}"));
+    let (frame, x, y) = (column("frame"), column("x"), column("y"));
+    let pos: Vec<(f64, f64)> = table
+        .rows
+        .iter()
+        .filter(|r| r[frame] == "0")
+        .map(|r| (r[x].parse().expect("x"), r[y].parse().expect("y")))
         .collect();
     let mut closest = f64::INFINITY;
     for (k, a) in pos.iter().enumerate() {

@@ -802,16 +802,28 @@ impl Checker {
 
     /// Whether some of a region is walkable (computed once per region).
     fn region_walkable(&mut self, r: ir::RegionId) -> bool {
-        if let Some(&walkable) = self.walkable_regions.get(&r.0) {
-            return walkable;
+        self.walkable_share(r).is_none_or(|share| share > 0.0)
+    }
+
+    /// The walkable part of region `r`'s area, m² (sampled, see [`walkable_fraction`]).
+    pub(super) fn region_walkable_area(&mut self, r: ir::RegionId) -> f64 {
+        let Some(share) = self.walkable_share(r) else { return 0.0 };
+        self.world.as_ref().map_or(0.0, |w| share * geometry::bounding_box(&w.regions[r.index()].shape).area())
+    }
+
+    /// The walkable share of region `r`'s bounding box, computed once per
+    /// region; `None` without a world.
+    fn walkable_share(&mut self, r: ir::RegionId) -> Option<f64> {
+        if let Some(&share) = self.walkable_regions.get(&r.0) {
+            return Some(share);
         }
-        let Some(world) = &self.world else { return true };
+        let world = self.world.as_ref()?;
         if self.obstacle_boxes.len() != world.obstacles.len() {
             self.obstacle_boxes = world.obstacles.iter().map(|o| geometry::bounding_box(&o.shape)).collect();
         }
-        let walkable = walkable_fraction(world, &self.obstacle_boxes, &world.regions[r.index()].shape) > 0.0;
-        self.walkable_regions.insert(r.0, walkable);
-        walkable
+        let share = walkable_fraction(world, &self.obstacle_boxes, &world.regions[r.index()].shape);
+        self.walkable_regions.insert(r.0, share);
+        Some(share)
     }
 
     pub(super) fn goal_walkable(&mut self, g: &ir::Goal, span: Span) -> bool {

@@ -182,8 +182,9 @@ pub(crate) struct Checker {
     pub unresolved_behaviour: bool,
     /// The parser reported an error: some items or values are missing.
     pub syntax_errors: bool,
-    /// Whether each region checked so far holds walkable space, by region index.
-    pub walkable_regions: BTreeMap<u32, bool>,
+    /// The walkable share of each region checked so far (of its bounding
+    /// box, sampled), by region index.
+    pub walkable_regions: BTreeMap<u32, f64>,
     /// Bounding boxes of the world's obstacles, computed on first use.
     pub obstacle_boxes: Vec<ir::Rect>,
     /// The vars of the behaviour being checked: name and `max` (when valid),
@@ -781,7 +782,7 @@ impl Checker {
             if n < 2 || cover <= ROOM * crate::world::geometry::area(&region.shape) {
                 continue;
             }
-            let area = crate::world::outline::walkable_area_within(&program.world, &region.shape);
+            let area = self.region_walkable_area(ir::RegionId(r as u32));
             // No walkable area at all is E046's.
             if area <= 0.0 || cover <= ROOM * area {
                 continue;

@@ -60,6 +60,7 @@ use models::{Drive, Models};
 use motion::Blame;
 use sample::upper_bound;
 use scene::{Clock, Scene};
+pub use spawn::spawn_spacing;
 use stage::Plan;
 use workers::CHUNK;
 
@@ -889,13 +890,6 @@ pub fn labels(program: &Program) -> Labels {
         modes,
         goals: aims::labels(program),
     }
-}
-
-/// How far apart `spawn in` places the bodies it creates: the larger of
-/// `t_min` and twice the largest body radius.
-pub fn spawn_spacing(program: &Program) -> f64 {
-    let max_radius = program.populations.iter().map(|p| upper_bound(&p.radius)).fold(0.0, f64::max);
-    models::min_distance(program).max(2.0 * max_radius)
 }
 
 /// Refuses, with one line per use, a scenario that needs models the

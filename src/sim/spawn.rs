@@ -217,7 +217,7 @@ impl Simulation<'_> {
 
     /// The distance a new body of radius `r` keeps from the others when it can.
     fn spawn_gap(&self, r: f64) -> f64 {
-        self.scene.min_distance.max(2.0 * r)
+        gap(self.scene.min_distance, r)
     }
 
     fn spawn_team(&mut self, p: usize, t: f64, placed: &mut Buckets) -> Result<(), SimError> {
@@ -479,4 +479,17 @@ impl Simulation<'_> {
             }
         }
     }
+}
+
+/// The distance a new body of radius `radius` keeps from the others when it
+/// can, given the models' minimum distance.
+fn gap(min_distance: f64, radius: f64) -> f64 {
+    min_distance.max(2.0 * radius)
+}
+
+/// How far apart `spawn in` places the bodies it creates: the spacing of
+/// the largest body.
+pub fn spawn_spacing(program: &crate::ir::Program) -> f64 {
+    let max_radius = program.populations.iter().map(|p| super::sample::upper_bound(&p.radius)).fold(0.0, f64::max);
+    gap(super::models::min_distance(program), max_radius)
 }

@@ -31,16 +31,6 @@ pub fn walkable_area(world: &World) -> MultiPolygon<f64> {
     MultiPolygon(vec![outer]).difference(&blocked).orient(geo::orient::Direction::Default)
 }
 
-/// The walkable part of `shape`'s area, m².
-pub fn walkable_area_within(world: &World, shape: &Shape) -> f64 {
-    use geo::Area;
-    let pieces = obstacle_polygons(shape);
-    if pieces.is_empty() {
-        return 0.0;
-    }
-    walkable_area(world).intersection(&geo::unary_union(&pieces)).unsigned_area()
-}
-
 /// An obstacle as polygons (overlapping ones, for a polyline), none for a segment.
 pub fn obstacle_polygons(shape: &Shape) -> Vec<Polygon<f64>> {
     match shape {
