@@ -767,7 +767,7 @@ impl Checker {
     /// sequential packing jams at 0.547) bodies appear overlapping.
     fn spawn_room(&mut self, program: &ir::Program, file: &ast::File) {
         const ROOM: f64 = 0.5;
-        let spacing = crate::sim::spawn_spacing(program);
+        let spacing = crate::sim::spawn::spawn_spacing(program);
         let body = std::f64::consts::PI * spacing * spacing / 4.0;
         let mut at_once = vec![0u64; program.world.regions.len()];
         for p in &program.populations {

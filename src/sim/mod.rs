@@ -39,7 +39,7 @@ mod motion;
 mod resolve;
 pub mod sample;
 mod scene;
-mod spawn;
+pub(crate) mod spawn;
 mod stage;
 mod workers;
 
@@ -60,7 +60,6 @@ use models::{Drive, Models};
 use motion::Blame;
 use sample::upper_bound;
 use scene::{Clock, Scene};
-pub use spawn::spawn_spacing;
 use stage::Plan;
 use workers::CHUNK;
 
