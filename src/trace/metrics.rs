@@ -16,7 +16,7 @@ use crate::world::geometry::contains;
 use crate::world::grid::Grid;
 
 use super::claims::when::{self, seen};
-use super::claims::{arrive, bodies, groups, moved, near, speed, Frames};
+use super::claims::{arrive, bodies, groups, moved, near, speed, Frames, Num};
 use super::read::{FrameSpan, Recorded};
 
 /// Speeds below this count as standing when telling flow directions apart, m/s.
@@ -241,9 +241,10 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             }
             match worst {
                 None => Verdict::Holds("never two such agents at once".into()),
-                Some((d, t, a, b)) => {
-                    ok_or(d >= distance - 1e-12, format!("closest: {d} m between agents {a} and {b} at {t} s"))
-                }
+                Some((d, t, a, b)) => ok_or(
+                    d >= distance - 1e-12,
+                    format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(t)),
+                ),
             }
         }
         ExpectationKind::NeverInside { who, obstacle } => {
@@ -260,7 +261,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                             "agent {} is inside {} at {} s (frame {})",
                             rec.trace.id[r],
                             program.world.obstacles[o].name,
-                            f.t,
+                            Num(f.t),
                             frame_index(rec, f)
                         ));
                     }
@@ -271,12 +272,12 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         ExpectationKind::Inside { who, comparison, amount, area, at } => when::over(fr, *at, |f| {
             let rows = fr.rows(f, *who);
             if rows.is_empty() && *comparison == Comparison::AtLeast {
-                return Err(format!("no such agent at {} s", f.t));
+                return Err(format!("no such agent at {} s", Num(f.t)));
             }
             let inside = rows.iter().filter(|&&r| area_contains(program, *area, rec.trace.pos[r])).count();
             seen(
                 amount_compares(*comparison, *amount, inside, rows.len()),
-                format!("{inside} of {} inside at {} s", rows.len(), f.t),
+                format!("{inside} of {} inside at {} s", rows.len(), Num(f.t)),
             )
         }),
         ExpectationKind::Lanes { width, among, threshold, at } => when::over(fr, *at, |f| {
@@ -284,34 +285,34 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
             let pos: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
             let vel: Vec<Vec2> = rows.iter().map(|&r| rec.trace.vel[r]).collect();
             match lane_order_within(&pos, &vel, width / 2.0) {
-                None => Err(format!("fewer than two moving agents in lanes at {} s", f.t)),
-                Some(phi) => seen(phi >= threshold - 1e-12, format!("lane order {phi} at {} s", f.t)),
+                None => Err(format!("fewer than two moving agents in lanes at {} s", Num(f.t))),
+                Some(phi) => seen(phi >= threshold - 1e-12, format!("lane order {} at {} s", Num(phi), Num(f.t))),
             }
         }),
         ExpectationKind::Surrounds { who, target, spread, at } => when::over(fr, *at, |f| {
             let targets: Vec<Vec2> = fr.rows(f, *target).iter().map(|&r| rec.trace.pos[r]).collect();
             if targets.is_empty() {
-                return Err(format!("no target agent at {} s", f.t));
+                return Err(format!("no target agent at {} s", Num(f.t)));
             }
             let center = targets.iter().copied().sum::<Vec2>() / targets.len() as f64;
             let pts: Vec<Vec2> = fr.rows(f, *who).iter().map(|&r| rec.trace.pos[r]).collect();
             let got = angular_spread(&pts, center);
-            seen(got >= spread - 1e-12, format!("spread {} deg at {} s", got.to_degrees(), f.t))
+            seen(got >= spread - 1e-12, format!("spread {} deg at {} s", Num(got.to_degrees()), Num(f.t)))
         }),
         ExpectationKind::AwayFrom { who, from, distance, at } => when::over(fr, *at, |f| {
             let pts: Vec<Vec2> = fr.rows(f, *from).iter().map(|&r| rec.trace.pos[r]).collect();
             let mine = fr.rows(f, *who);
             if mine.is_empty() {
-                return Err(format!("no such agent at {} s", f.t));
+                return Err(format!("no such agent at {} s", Num(f.t)));
             }
             match closest_between(&mine.iter().map(|&r| rec.trace.pos[r]).collect::<Vec<_>>(), &pts) {
-                None => Ok(format!("nobody to be away from at {} s", f.t)),
-                Some(d) => seen(d > *distance, format!("closest {d} m at {} s", f.t)),
+                None => Ok(format!("nobody to be away from at {} s", Num(f.t))),
+                Some(d) => seen(d > *distance, format!("closest {} m at {} s", Num(d), Num(f.t))),
             }
         }),
         ExpectationKind::CountIs { who, count, tolerance, at } => when::over(fr, *at, |f| {
             let n = fr.rows(f, *who).len() as i64;
-            seen((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", f.t))
+            seen((n - i64::from(*count)).abs() <= i64::from(*tolerance), format!("{n} alive at {} s", Num(f.t)))
         }),
         ExpectationKind::CountBound { who, comparison, bound, at } => when::over(fr, *at, |f| {
             let n = fr.rows(f, *who).len();
@@ -319,7 +320,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                 Comparison::AtMost => n <= *bound as usize,
                 Comparison::AtLeast => n >= *bound as usize,
             };
-            seen(ok, format!("{n} alive at {} s", f.t))
+            seen(ok, format!("{n} alive at {} s", Num(f.t)))
         }),
         ExpectationKind::NearestDistance { who, comparison, bound, at } => {
             near::nearest_distance(fr, *who, *comparison, *bound, *at)
@@ -371,7 +372,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
                     }
                     checked += 1;
                     if let Some(why) = goal_mismatch(program, name, &pop.wants) {
-                        return Verdict::Fails(format!("agent {} heads for {why} at {} s", rec.trace.id[r], f.t));
+                        return Verdict::Fails(format!("agent {} heads for {why} at {} s", rec.trace.id[r], Num(f.t)));
                     }
                 }
             }
@@ -380,19 +381,22 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         ExpectationKind::FormationIs { group, formation, at } => when::over(fr, *at, |f| {
             let rows = fr.rows(f, *group);
             if rows.is_empty() {
-                return Err(format!("no such agent at {} s", f.t));
+                return Err(format!("no such agent at {} s", Num(f.t)));
             }
             match formation_of(&rows, &rec.formation) {
                 FormationSeen::NoColumn => {
                     Err("the trace has no `formation` column (output { columns formation })".into())
                 }
-                FormationSeen::None => Err(format!("none of {} agent(s) walks in formation at {} s", rows.len(), f.t)),
+                FormationSeen::None => {
+                    Err(format!("none of {} agent(s) walks in formation at {} s", rows.len(), Num(f.t)))
+                }
                 FormationSeen::Mixed(kinds) => {
-                    Err(format!("the agents walk in different formations at {} s: {kinds}", f.t))
+                    Err(format!("the agents walk in different formations at {} s: {kinds}", Num(f.t)))
                 }
-                FormationSeen::One(k, count) => {
-                    seen(k == *formation, format!("{count} of {} agent(s) walk {} at {} s", rows.len(), k.name(), f.t))
-                }
+                FormationSeen::One(k, count) => seen(
+                    k == *formation,
+                    format!("{count} of {} agent(s) walk {} at {} s", rows.len(), k.name(), Num(f.t)),
+                ),
             }
         }),
     }

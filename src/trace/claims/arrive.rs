@@ -3,7 +3,7 @@
 //! `crowd metrics` (see [`crate::trace::measure::goals`]): an agent reaches
 //! its goal at the end of its first completed trip.
 
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::{Amount, Comparison, Subject};
 use crate::trace::measure::goals::stuck_rule;
 use crate::trace::metrics::{amount_compares, Verdict};
@@ -23,7 +23,7 @@ pub fn reaches_goal(fr: &Frames<'_>, who: Subject, by: Option<f64>) -> Verdict {
         mine.iter().copied().filter(|&k| g.first_arrival[k].is_none_or(|t| t > limit + 1e-9)).collect();
     if late.is_empty() {
         let latest = mine.iter().filter_map(|&k| g.first_arrival[k]).fold(f64::NEG_INFINITY, f64::max);
-        return Verdict::Holds(format!("{} agent(s), the last arrived at {latest} s", mine.len()));
+        return Verdict::Holds(format!("{} agent(s), the last arrived at {} s", mine.len(), Num(latest)));
     }
     let first = late[0];
     let mut detail = format!(
@@ -34,7 +34,7 @@ pub fn reaches_goal(fr: &Frames<'_>, who: Subject, by: Option<f64>) -> Verdict {
         tracks.id[first]
     );
     if let Some(t) = g.first_arrival[first] {
-        detail.push_str(&format!(" (arrived at {t} s)"));
+        detail.push_str(&format!(" (arrived at {} s)", Num(t)));
     }
     let stuck = late.iter().filter(|&&k| g.stuck.contains(&tracks.id[k])).count();
     if stuck > 0 {
@@ -90,7 +90,7 @@ pub fn trips_within(fr: &Frames<'_>, who: Subject, share: f64, within: f64) -> V
     let detail = format!(
         "{done} of {trips} trip(s) completed within {within} s ({}%){}",
         (got * 1000.0).round() / 10.0,
-        if slowest.is_finite() { format!("; slowest completed trip: {slowest} s") } else { String::new() }
+        if slowest.is_finite() { format!("; slowest completed trip: {} s", Num(slowest)) } else { String::new() }
     );
     if got >= share - 1e-12 {
         Verdict::Holds(detail)

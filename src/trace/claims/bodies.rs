@@ -4,7 +4,7 @@
 //! ([`crate::trace::measure::report::radii`]: the trace's `radius` column,
 //! else each population's radius, the mean of a drawn one).
 
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::Subject;
 use crate::trace::measure::collide::{collisions_among, Collisions};
 use crate::trace::measure::report::radii;
@@ -18,7 +18,7 @@ fn among(fr: &Frames<'_>, who: Subject) -> Collisions {
 }
 
 fn first(c: &Collisions) -> String {
-    c.first.as_ref().map_or(String::new(), |f| format!("; first: agents {} and {} at {} s", f.a, f.b, f.t))
+    c.first.as_ref().map_or(String::new(), |f| format!("; first: agents {} and {} at {} s", f.a, f.b, Num(f.t)))
 }
 
 /// At most `max` collision events among the agents of `who` over the run.
@@ -35,7 +35,7 @@ pub fn collisions(fr: &Frames<'_>, who: Subject, max: u32) -> Verdict {
 /// No two bodies of `who` overlap by more than `max` (m) in any frame.
 pub fn overlap(fr: &Frames<'_>, who: Subject, max: f64) -> Verdict {
     let c = among(fr, who);
-    let detail = format!("deepest overlap {} m{}", c.max_depth, first(&c));
+    let detail = format!("deepest overlap {} m{}", Num(c.max_depth), first(&c));
     if c.max_depth <= max + 1e-12 {
         Verdict::Holds(detail)
     } else {

@@ -13,7 +13,7 @@
 //! core as [`crate::trace::measure::groups::core`] measures it.
 
 use super::when::{self, seen, Measured};
-use super::Frames;
+use super::{Frames, Num};
 use crate::behave::groups::Layout;
 use crate::ir::{Comparison, Dist, Formation, GroupId, Subject, Vec2, When};
 use crate::trace::measure::groups::{core, declared_by_group, frame_groups, measure, Core, Measures, NoFormationError};
@@ -32,8 +32,8 @@ fn measures(
     let name = &fr.program.groups[group.index()].name;
     let rows: Vec<usize> = f.rows.clone().filter(|&r| rec.group[r] == Some(group.0)).collect();
     match rows.as_slice() {
-        [] => Err(format!("no member of group {name} is alive at {} s", f.t)),
-        [one] => Err(format!("only agent {} of group {name} is alive at {} s", rec.trace.id[*one], f.t)),
+        [] => Err(format!("no member of group {name} is alive at {} s", Num(f.t))),
+        [one] => Err(format!("only agent {} of group {name} is alive at {} s", rec.trace.id[*one], Num(f.t))),
         _ => Ok((measure(&rec.trace, &rows, formation).expect("two or more members"), rows.len())),
     }
 }
@@ -58,16 +58,16 @@ pub fn formation_error(fr: &Frames<'_>, group: GroupId, comparison: Comparison, 
         match m.formation_error {
             Ok(e) => Measured::Seen(seen(
                 compares(comparison, e, bound),
-                format!("formation error {e} m at {} s ({n} members walking at {} m/s)", f.t, m.heading.length()),
+                format!("formation error {} m at {} s ({n} members walking at {} m/s)", Num(e), Num(f.t), Num(m.heading.length())),
             )),
             Err(NoFormationError::Standing) => Measured::Without(format!(
                 "no formation error: group {name} is not walking at {} s (mean velocity {} m/s, at most {MOVING} m/s)",
-                f.t,
-                m.heading.length()
+                Num(f.t),
+                Num(m.heading.length())
             )),
             Err(NoFormationError::Unknown) => Measured::Without(format!(
                 "no formation error: the members of group {name} do not all walk in one formation at {} s (the trace's `formation` column)",
-                f.t
+                Num(f.t)
             )),
             Err(NoFormationError::Undeclared) => Measured::Without(format!("group {name} declares no formation")),
         }
@@ -83,7 +83,9 @@ pub fn spread(fr: &Frames<'_>, group: GroupId, comparison: Comparison, bound: f6
             compares(comparison, m.spread, bound),
             format!(
                 "spread {} m at {} s (agent {} farthest from the centroid of {n} members)",
-                m.spread, f.t, fr.rec.trace.id[m.farthest]
+                Num(m.spread),
+                Num(f.t),
+                fr.rec.trace.id[m.farthest]
             ),
         )),
     })
@@ -145,7 +147,7 @@ pub fn never_in_core(fr: &Frames<'_>, who: Subject, groups: Subject) -> Verdict 
                         "agent {} is inside the core of group {}'s space at {} s (frame {k}): {:.3} m from its centre, core radius {:.3} m",
                         rec.trace.id[r],
                         c.group,
-                        f.t,
+                        Num(f.t),
                         rec.trace.pos[r].distance(c.centre),
                         c.radius
                     ));
@@ -159,7 +161,11 @@ pub fn never_in_core(fr: &Frames<'_>, who: Subject, groups: Subject) -> Verdict 
     Verdict::Holds(match closest {
         None => format!("checked {seen} frame(s) with a group space, none with anyone else near"),
         Some((m, a, g, t)) => {
-            format!("checked {seen} frame(s) with a group space; closest: agent {a}, {m:.3} m outside group {g}'s core at {t} s")
+            format!(
+                "checked {seen} frame(s) with a group space; closest: agent {a}, {} m outside group {g}'s core at {} s",
+                Num(m),
+                Num(t)
+            )
         }
     })
 }

@@ -2,7 +2,7 @@
 //! displacement from the first recorded position, not path length, so an
 //! agent jittering in place does not move.
 
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::{Amount, Comparison, Subject};
 use crate::trace::metrics::{amount_compares, Verdict};
 
@@ -31,7 +31,7 @@ pub fn moves(fr: &Frames<'_>, who: Subject, distance: f64, by: f64) -> Verdict {
     let Some(&(id, d)) = far.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Verdict::Fails(format!("no such agent was recorded by {by} s"));
     };
-    let detail = format!("{} agent(s); the least moved: agent {id}, {d} m from its start by {by} s", far.len());
+    let detail = format!("{} agent(s); the least moved: agent {id}, {} m from its start by {by} s", far.len(), Num(d));
     if d >= distance - 1e-12 {
         Verdict::Holds(detail)
     } else {
@@ -45,7 +45,7 @@ pub fn move_less(fr: &Frames<'_>, who: Subject, max: Amount, distance: f64, by: 
     let short: Vec<&(u32, f64)> = far.iter().filter(|(_, d)| *d < distance - 1e-12).collect();
     let mut detail = format!("{} of {} agent(s) moved less than {distance} m by {by} s", short.len(), far.len());
     if let Some((id, d)) = short.first() {
-        detail.push_str(&format!("; first: agent {id}, {d} m"));
+        detail.push_str(&format!("; first: agent {id}, {} m", Num(*d)));
     }
     if amount_compares(Comparison::AtMost, max, short.len(), far.len()) {
         Verdict::Holds(detail)

@@ -3,7 +3,7 @@
 //! all pairs).
 
 use super::when::{self, Measured, Seen};
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::limits::cover_spacing;
 use crate::ir::{AreaRef, Comparison, Shape, Subject, Vec2, When};
 use crate::trace::measure::spacing::{mean_nearest, Spacing};
@@ -17,7 +17,7 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
     let rec = fr.rec;
     let mine = fr.rows(f, who);
     if mine.is_empty() {
-        return Err(format!("no such agent at {} s", f.t));
+        return Err(format!("no such agent at {} s", Num(f.t)));
     }
     let theirs = fr.rows(f, of);
     let pts: Vec<Vec2> = theirs.iter().map(|&r| rec.trace.pos[r]).collect();
@@ -27,14 +27,14 @@ pub fn within(fr: &Frames<'_>, f: &FrameSpan, who: Subject, of: Subject, distanc
         // An agent of both subjects is not near itself.
         let skip = theirs.binary_search(&r).ok();
         let Some(d) = spacing.nearest(rec.trace.pos[r], skip, distance) else {
-            return Err(format!("agent {} has no other agent to be near at {} s", rec.trace.id[r], f.t));
+            return Err(format!("agent {} has no other agent to be near at {} s", rec.trace.id[r], Num(f.t)));
         };
         if worst.is_none_or(|(w, _)| d > w) {
             worst = Some((d, rec.trace.id[r]));
         }
     }
     let (d, id) = worst.expect("at least one agent");
-    when::seen(d <= distance + 1e-12, format!("farthest: agent {id}, {d} m from the nearest at {} s", f.t))
+    when::seen(d <= distance + 1e-12, format!("farthest: agent {id}, {} m from the nearest at {} s", Num(d), Num(f.t)))
 }
 
 /// The mean over the live agents of `who` of each one's distance to its
@@ -44,11 +44,12 @@ pub fn nearest_distance(fr: &Frames<'_>, who: Subject, comparison: Comparison, b
     when::over_measured(fr, at, |f| {
         let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.trace.pos[r]).collect();
         let Some(d) = mean_nearest(&pts) else {
-            return Measured::Without(format!("{} such agent(s) at {} s, fewer than two", pts.len(), f.t));
+            return Measured::Without(format!("{} such agent(s) at {} s, fewer than two", pts.len(), Num(f.t)));
         };
         let ok = compares(comparison, d, bound);
         let frame = frame_index(fr.rec, f);
-        let detail = format!("mean nearest distance {d} m over {} agent(s) at {} s (frame {frame})", pts.len(), f.t);
+        let detail =
+            format!("mean nearest distance {} m over {} agent(s) at {} s (frame {frame})", Num(d), pts.len(), Num(f.t));
         Measured::Seen(when::seen(ok, detail))
     })
 }
@@ -83,12 +84,12 @@ pub fn covers(fr: &Frames<'_>, who: Subject, area: AreaRef, distance: f64, at: W
     let h = cover_spacing(distance);
     let points = samples(shape, h);
     if points.is_empty() {
-        return Verdict::Fails(format!("no point of the area lies on the {h} m sampling grid"));
+        return Verdict::Fails(format!("no point of the area lies on the {} m sampling grid", Num(h)));
     }
     when::over(fr, at, |f| {
         let pts: Vec<Vec2> = fr.rows(f, who).iter().map(|&r| fr.rec.trace.pos[r]).collect();
         if pts.is_empty() {
-            return Err(format!("no such agent at {} s", f.t));
+            return Err(format!("no such agent at {} s", Num(f.t)));
         }
         let spacing = Spacing::new(&pts, distance);
         let mut worst = (0.0, points[0]);
@@ -102,11 +103,13 @@ pub fn covers(fr: &Frames<'_>, who: Subject, area: AreaRef, distance: f64, at: W
         when::seen(
             d <= distance + 1e-12,
             format!(
-                "{} point(s) sampled every {h} m; worst covered: ({}, {}), {d} m from the nearest agent at {} s",
+                "{} point(s) sampled every {} m; worst covered: ({} m, {} m), {} m from the nearest agent at {} s",
                 points.len(),
-                p.x,
-                p.y,
-                f.t
+                Num(h),
+                Num(p.x),
+                Num(p.y),
+                Num(d),
+                Num(f.t)
             ),
         )
     })

@@ -3,7 +3,7 @@
 //! displacement says.
 
 use super::when::{self, Measured};
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::{Comparison, Subject, When};
 use crate::trace::metrics::{compares, frame_index, Verdict};
 
@@ -15,12 +15,13 @@ pub fn mean_speed(fr: &Frames<'_>, who: Subject, comparison: Comparison, bound: 
     when::over_measured(fr, at, |f| {
         let rows = fr.rows(f, who);
         if rows.is_empty() {
-            return Measured::Without(format!("no such agent at {} s", f.t));
+            return Measured::Without(format!("no such agent at {} s", Num(f.t)));
         }
         let v = rows.iter().map(|&r| fr.rec.trace.vel[r].length()).sum::<f64>() / rows.len() as f64;
         let ok = compares(comparison, v, bound);
         let frame = frame_index(fr.rec, f);
-        let detail = format!("mean speed {v} m/s over {} agent(s) at {} s (frame {frame})", rows.len(), f.t);
+        let detail =
+            format!("mean speed {} m/s over {} agent(s) at {} s (frame {frame})", Num(v), rows.len(), Num(f.t));
         Measured::Seen(when::seen(ok, detail))
     })
 }

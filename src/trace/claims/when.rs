@@ -2,7 +2,7 @@
 //! T2` or `for at least X% of T1 to T2`; for a claim on a measurement some
 //! frames lack, how those frames count ([`over_measured`]).
 
-use super::Frames;
+use super::{Frames, Num};
 use crate::ir::When;
 use crate::trace::metrics::Verdict;
 use crate::trace::read::FrameSpan;
@@ -60,7 +60,7 @@ pub fn over_measured(fr: &Frames<'_>, when: When, mut frame: impl FnMut(&FrameSp
             for f in &frames {
                 match frame(f) {
                     Measured::Seen(Ok(d)) => last = d,
-                    Measured::Seen(Err(d)) => return Verdict::Fails(format!("first fails at {} s: {d}", f.t)),
+                    Measured::Seen(Err(d)) => return Verdict::Fails(format!("first fails at {} s: {d}", Num(f.t))),
                     Measured::Without(why) => without.add(why),
                 }
             }
@@ -102,7 +102,9 @@ pub fn over_measured(fr: &Frames<'_>, when: When, mut frame: impl FnMut(&FrameSp
                 without.note()
             );
             match first_failure {
-                Some((t, d)) if got < share - 1e-12 => Verdict::Fails(format!("{detail}; first failure at {t} s: {d}")),
+                Some((t, d)) if got < share - 1e-12 => {
+                    Verdict::Fails(format!("{detail}; first failure at {} s: {d}", Num(t)))
+                }
                 _ => Verdict::Holds(detail),
             }
         }
@@ -150,8 +152,8 @@ fn nearest_measured(fr: &Frames<'_>, at: &FrameSpan, frame: &mut impl FnMut(&Fra
     let after = frames[k + 1..].iter().find(|g| has(g)).map(|g| g.t);
     match (before, after) {
         (None, None) => "no frame of the run has a measurement".into(),
-        (Some(t), None) | (None, Some(t)) => format!("the nearest frame with a measurement is at {t} s"),
-        (Some(b), Some(a)) => format!("the nearest frames with a measurement are at {b} s and {a} s"),
+        (Some(t), None) | (None, Some(t)) => format!("the nearest frame with a measurement is at {} s", Num(t)),
+        (Some(b), Some(a)) => format!("the nearest frames with a measurement are at {} s and {} s", Num(b), Num(a)),
     }
 }
 
@@ -163,7 +165,7 @@ fn percent(x: f64) -> f64 {
 /// The recorded frames from `from` to `to` (both included); the run must reach `to`.
 fn window<'a>(fr: &'a Frames<'_>, from: f64, to: f64) -> Result<Vec<&'a FrameSpan>, String> {
     if to > fr.end() + 1e-9 {
-        return Err(format!("the run ends at {} s, before {to} s", fr.end()));
+        return Err(format!("the run ends at {} s, before {to} s", Num(fr.end())));
     }
     let frames: Vec<&FrameSpan> = fr.rec.frames.iter().filter(|f| f.t >= from - 1e-9 && f.t <= to + 1e-9).collect();
     if frames.is_empty() {
