@@ -4,8 +4,8 @@
 //!
 //! Behaviours the language cannot switch off (giving places up, waiting in
 //! line, the A* grid's body clearance and its walking points at doors, a
-//! group letting a walker by, the grid following marker events) are
-//! switched in `Program::switches`.
+//! group letting a walker by, the grid following marker events, a blocked
+//! walker keeping the side it turns to) are switched in `Program::switches`.
 //! The A* costs and estimate have no switch: the baffle and the ledge are
 //! run here without A* (walking straight at the goal); their signature
 //! claims, which side walkers go round, were shown to fail with diagonals
@@ -15,7 +15,7 @@
 use crowd::ir::{Dist, Formation, Program};
 
 mod scenario_support;
-use scenario_support::{assert_fails, broken, walk_straight};
+use scenario_support::{assert_fails, broken, compile, failures, walk_straight};
 
 /// Every team of the program walks in formation `f`, whatever the free space.
 fn fix_formation(program: &mut Program, f: Formation) {
@@ -125,4 +125,15 @@ fn walking_points_nearest_the_cell_centres_miss_the_bathroom_door() {
     let failed = broken("scenarios/semantic_groups/bathroom_door.crowd", |p| p.switches.astar_door_points = false);
     assert_fails(&failed, "bathers reaches goal within 20 s");
     assert_fails(&failed, "cooks reaches goal within 20 s");
+}
+
+#[test]
+fn walkers_turning_right_first_at_every_step_stay_stuck_at_the_bench() {
+    // Seed 91: a guest beside two guests dwelling at the bench swung from
+    // one side of them to the other, 7 cm a step, to the end of the run.
+    let mut program = compile("scenarios/semantic_groups/capacity_demand.crowd");
+    program.header.seed = 91;
+    assert!(failures(&program).is_empty(), "the scenario holds at seed 91");
+    program.switches.keep_turn_side = false;
+    assert_fails(&failures(&program), "at most 0 of guests stuck");
 }

@@ -86,6 +86,9 @@ pub struct Switches {
     /// A semantic group stands to let a walker by rather than walk its
     /// reserved core onto them (Hocevar et al. §3.3); off: it walks on.
     pub groups_let_by: bool,
+    /// A semantic-groups walker whose way stays blocked keeps turning to the
+    /// side it turned to last; off: it tries its right first at every step.
+    pub keep_turn_side: bool,
     /// Semantic groups' A* grid is laid again on the markers after each
     /// marker event (open floor without markers is not walkable), and every
     /// path planned afresh on it; off: the grid of the start is kept.
@@ -148,6 +151,7 @@ impl Default for Switches {
             surround_evenly: true,
             escape_farther: true,
             pursue_closer: true,
+            keep_turn_side: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

@@ -168,7 +168,7 @@ impl Model for SemanticGroups {
         let step = scene.clock.step_length(agents.speed[i] * slot.pace);
         let own = if slot.grouped { slot.unit } else { NONE };
         let target = self.units.detour(agents.mind[i].member.team, pos, target, step, own);
-        let target = self.units.sidestep(scene, i, target, step, own);
+        let target = self.units.sidestep(scene, i, target, step, own, &mut me.walker.side);
         Plan { pace: slot.pace, ..Plan::walk_to(target) }
     }
 }

@@ -2,6 +2,7 @@
 //! changes (or when the walker lost sight of its waypoint), walked waypoint
 //! by waypoint.
 
+use super::units::Side;
 use crate::ir::Vec2;
 use crate::plan::astar::{find_path, NodeGrid, Search};
 
@@ -16,6 +17,9 @@ pub(crate) struct Route {
     pub leg: usize,
     /// The goal point the path was planned for.
     pub goal: Option<Vec2>,
+    /// The side the walker's last blocked step turned to
+    /// ([`super::units::Units::sidestep`]).
+    pub side: Side,
 }
 
 impl Route {
@@ -51,7 +55,7 @@ impl Route {
         if points.last() != Some(&goal) {
             points.push(goal);
         }
-        *self = Route { points, leg: 0, goal: Some(goal) };
+        *self = Route { points, leg: 0, goal: Some(goal), side: self.side };
     }
 
     /// Moves on past the waypoints reached or already in sight from `pos`.

@@ -41,6 +41,14 @@ const DETOURS: [(f64, f64); 6] = [
     (0.0, 1.0),
 ];
 
+/// The side whose turns a blocked step tries first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Side {
+    #[default]
+    Right,
+    Left,
+}
+
 /// How a team keeps formation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Keep {
@@ -420,7 +428,7 @@ impl Units {
         if self.units.is_empty() {
             return target;
         }
-        detoured(pos, target, step, |q| self.deeper_in_core(team, own, pos, q)).unwrap_or(pos)
+        detoured(pos, target, step, Side::Right, |q| self.deeper_in_core(team, own, pos, q)).map_or(pos, |(q, _)| q)
     }
 
     /// Whether a step from `pos` to `q` ends deeper inside the core of a
@@ -445,7 +453,12 @@ impl Units {
     /// enforcement alone would hold them pressed together for ever. With no
     /// such turn the step is kept, and enforcement settles it. A turn that
     /// walks no deeper into a core ([`Units::detour`]) is taken first.
-    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64, own: u32) -> Vec2 {
+    ///
+    /// `side`: the side the walker last turned to, tried first while its
+    /// way stays blocked. A walker trying its right first at every step may
+    /// turn left, then right, then left round the same bodies, swinging from
+    /// one side of them to the other without passing.
+    pub fn sidestep(&self, scene: &Scene, i: usize, target: Vec2, step: f64, own: u32, side: &mut Side) -> Vec2 {
         let agents = &scene.agents;
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
@@ -473,20 +486,37 @@ impl Units {
         // A turn that keeps out of cores first; for a group's member, else
         // any: two groups meeting head on would stand pressed together.
         let outside = |q: Vec2| blocked(q) || (q != straight && self.deeper_in_core(team, own, pos, q));
-        match detoured(pos, target, step, outside) {
-            None if own != NONE => detoured(pos, target, step, blocked).unwrap_or(target),
-            turned => turned.unwrap_or(target),
+        let turned = match detoured(pos, target, step, *side, outside) {
+            None if own != NONE => detoured(pos, target, step, *side, blocked),
+            turned => turned,
+        };
+        let Some((q, next)) = turned else { return target };
+        if scene.program.switches.keep_turn_side {
+            *side = next;
         }
+        q
     }
 }
 
-/// Where a step of `step` from `pos` towards `target` may go: the target
-/// when the straight step is not `blocked`, else the first of the
-/// [`DETOURS`] turns of the step that is not; `None` when every turn is.
-fn detoured(pos: Vec2, target: Vec2, step: f64, blocked: impl Fn(Vec2) -> bool) -> Option<Vec2> {
+/// Where a step of `step` from `pos` towards `target` may go, and the side
+/// to try first at the next blocked step: the target when the straight step
+/// is not `blocked` (then the right), else the first of the [`DETOURS`]
+/// turns of the step that is not, those of side `first` first (then that
+/// turn's side); `None` when every turn is.
+fn detoured(pos: Vec2, target: Vec2, step: f64, first: Side, blocked: impl Fn(Vec2) -> bool) -> Option<(Vec2, Side)> {
     let d = goal_step(pos, target, step);
     if d == Vec2::ZERO || !blocked(pos + d) {
-        return Some(target);
+        return Some((target, Side::Right));
     }
-    DETOURS.iter().map(|&(c, s)| pos + Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c)).find(|&q| !blocked(q))
+    let (right, left) = DETOURS.split_at(3);
+    let order = match first {
+        Side::Right => [(right, Side::Right), (left, Side::Left)],
+        Side::Left => [(left, Side::Left), (right, Side::Right)],
+    };
+    order
+        .into_iter()
+        .flat_map(|(turns, side)| {
+            turns.iter().map(move |&(c, s)| (pos + Vec2::new(d.x * c - d.y * s, d.x * s + d.y * c), side))
+        })
+        .find(|&(q, _)| !blocked(q))
 }
