@@ -85,7 +85,10 @@ impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const DIGITS: usize = 6;
         let x = self.0;
-        if !x.is_finite() || x == 0.0 {
+        if x == 0.0 {
+            return f.write_str("0");
+        }
+        if !x.is_finite() {
             return write!(f, "{x}");
         }
         let m = x.abs();
@@ -126,6 +129,8 @@ mod tests {
             (123456.7, "123457"),
             (-2.5, "-2.5"),
             (0.0, "0"),
+            (-0.0, "0"),
+            (-1e-12, "-1.00000e-12"),
             (3e-7, "3.00000e-7"),
             (f64::INFINITY, "inf"),
         ];
