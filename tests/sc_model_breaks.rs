@@ -331,15 +331,31 @@ fn pursuers_that_stand_where_their_trees_end_do_not_surround_surround_open() {
 
 #[test]
 fn pursuers_walking_away_from_the_target_in_sight_loop_out_surround_open() {
-    // At the scenario's seed the rule changes nothing; at seed 14 the last
-    // pursuer out of the den finds the markers ahead claimed.
+    // At the scenario's seed the rule changes nothing; at seed 14, with
+    // markers claimed by the first tree in id order, the last pursuer out of
+    // the den finds the markers ahead claimed. (With claims to the nearest
+    // tree no pursuer there is starved so: the rule changes no claim's
+    // verdict at seeds 1-20 of the surround scenes.)
     let mut program = holding("surround_open");
     program.header.seed = 14;
+    program.switches.claims_to_nearest_tree = false;
     let failed = failures(&program);
     assert!(failed.is_empty(), "surround_open holds at seed 14: {failed:?}");
     program.switches.pursue_closer = false;
     assert_fails(&program, "pack within 21 m of target");
     assert_fails(&program, "pack within 2 m of target at 35 s");
+}
+
+#[test]
+fn hunters_whose_markers_go_to_the_first_tree_take_one_route_fig4() {
+    // Seed 1: with markers claimed by the first tree in id order, no
+    // hunter is on the south route at 12 s.
+    let mut program = holding("fig04_surround");
+    program.header.seed = 1;
+    let failed = failures(&program);
+    assert!(failed.is_empty(), "fig04_surround holds at seed 1: {failed:?}");
+    program.switches.claims_to_nearest_tree = false;
+    assert_fails(&program, "hunters inside south_route at 12 s");
 }
 
 #[test]

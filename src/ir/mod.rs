@@ -107,6 +107,9 @@ pub struct Switches {
     /// farther from `c`, and otherwise grows its tree again where it stands;
     /// off: it walks on towards the farthest node however its branch winds.
     pub escape_farther: bool,
+    /// A marker near several surrounding pursuers' trees is claimed by the
+    /// tree with the nearest node; off: by the first tree in id order.
+    pub claims_to_nearest_tree: bool,
     /// A surrounding pursuer with its target in sight takes a next node only
     /// when it brings it closer to the target, and otherwise grows its tree
     /// again where it stands, as starved; off: it walks on along its branch.
@@ -151,6 +154,7 @@ impl Default for Switches {
             surround_evenly: true,
             escape_farther: true,
             pursue_closer: true,
+            claims_to_nearest_tree: true,
             keep_turn_side: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,

@@ -30,6 +30,9 @@ pub(crate) struct Tables {
     pub held: Vec<u32>,
     /// By marker: the id of the surrounding agent whose tree claimed it, or `NONE`.
     pub claimed: Vec<u32>,
+    /// By marker, while claims settle: the squared distance to the nearest
+    /// node of the trees seen so far.
+    claim_distance: Vec<f64>,
 }
 
 /// The node whose markers an agent asks for in a reservation pass: the node
@@ -70,6 +73,7 @@ impl Tables {
         Tables {
             held: vec![NONE; if reserves { markers } else { 0 }],
             claimed: vec![NONE; if claims { markers } else { 0 }],
+            claim_distance: Vec::new(),
         }
     }
 
@@ -186,9 +190,10 @@ impl Tables {
         });
     }
 
-    /// Surround after each pass, in id order: every tree gives back its
-    /// claims, then each claims the markers within `r` of its nodes that no
-    /// earlier tree has.
+    /// Surround after each pass: every tree gives back its claims, then
+    /// each marker within `r` of a node is claimed by the tree with the
+    /// nearest node (the earlier id on a tie), as a marker of Eqs 5-6
+    /// draws only its nearest node.
     pub fn settle_claims<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], r: f64) {
         for (i, d) in drives.iter_mut().enumerate() {
             let Some(walk) = d.walk() else { continue };
@@ -199,6 +204,11 @@ impl Tables {
                 }
             }
         }
+        // Switched off (the model-break test), the first tree in id order claims.
+        let nearest_claims = scene.program.switches.claims_to_nearest_tree;
+        let nearest = &mut self.claim_distance;
+        nearest.clear();
+        nearest.resize(self.claimed.len(), f64::INFINITY);
         for (i, d) in drives.iter_mut().enumerate() {
             let Some(walk) = d.claiming() else { continue };
             let id = scene.agents.id[i];
@@ -206,9 +216,15 @@ impl Tables {
             if let Some(tree) = &walk.tree {
                 for node in tree.nodes() {
                     scene.markers.within(&scene.marker_grid, node.pos, r, |m| {
-                        if self.claimed[m as usize] == NONE {
-                            self.claimed[m as usize] = id;
-                            list.push(m);
+                        let m = m as usize;
+                        let d =
+                            if nearest_claims { scene.markers.positions[m].distance_squared(node.pos) } else { 0.0 };
+                        if d < nearest[m] {
+                            nearest[m] = d;
+                            if self.claimed[m] != id {
+                                self.claimed[m] = id;
+                                list.push(m as u32);
+                            }
                         }
                     });
                 }
