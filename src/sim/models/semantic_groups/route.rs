@@ -2,12 +2,19 @@
 //! changes (or when the walker lost sight of its waypoint), walked waypoint
 //! by waypoint.
 
-use super::units::Side;
 use crate::ir::Vec2;
 use crate::plan::astar::{find_path, NodeGrid, Search};
 
 /// A waypoint counts as passed within this distance, m.
 const WAYPOINT_REACH: f64 = 0.4;
+
+/// The side whose turns a blocked step tries first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Side {
+    #[default]
+    Right,
+    Left,
+}
 
 /// An A* path being walked.
 #[derive(Clone, Debug, Default)]

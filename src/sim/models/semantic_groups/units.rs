@@ -7,7 +7,7 @@
 //! plans are applied in unit order, so no unit sees another's plan of the
 //! same step.
 
-use super::route::Route;
+use super::route::{Route, Side};
 use crate::behave::groups::{self as bg, Ahead, Disc, Floor, FreeSpace, GroupSpace, Layout};
 use crate::ir::{Formation, FormationKind, Vec2, NONE};
 use crate::math::unit;
@@ -40,14 +40,6 @@ const DETOURS: [(f64, f64); 6] = [
     (0.5, 0.866_025_403_784_438_6),
     (0.0, 1.0),
 ];
-
-/// The side whose turns a blocked step tries first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Side {
-    #[default]
-    Right,
-    Left,
-}
 
 /// How a team keeps formation.
 #[derive(Clone, Copy, Debug, PartialEq)]
