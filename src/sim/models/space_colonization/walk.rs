@@ -124,7 +124,9 @@ pub(crate) struct Walk {
     /// The agent blocking the next node has arrived where it was going, and
     /// stands nearer the aim.
     pub behind_arrived: bool,
-    /// Surround: markers this agent's tree claimed at the last settle.
+    /// Surround: markers this agent's tree claimed at the last settle. A
+    /// later tree with a nearer node may have taken some of them since:
+    /// `Tables::claimed` says whose each one is, and every give-back checks it.
     pub claimed: Vec<u32>,
     /// How the walk to the next node goes.
     pub progress: Progress,
