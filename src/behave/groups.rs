@@ -255,7 +255,9 @@ pub fn to_world(centre: Vec2, heading: Vec2, local: Vec2) -> Vec2 {
 }
 
 /// The world positions of the slots of an `n`-member formation at `centre`
-/// walking along the unit `heading`.
+/// walking along the unit `heading`: the tests' picture of a formation (the
+/// executor keeps each slot's local offset too, for Hocevar's speed factor).
+#[cfg(test)]
 pub fn slot_positions(kind: FormationKind, n: usize, layout: &Layout, centre: Vec2, heading: Vec2) -> Vec<Vec2> {
     slots(kind, n, layout).into_iter().map(|l| to_world(centre, heading, l)).collect()
 }
