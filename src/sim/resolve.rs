@@ -41,8 +41,9 @@ pub(super) struct Sweeps {
     to: Vec<Vec2>,
     /// By place: the sweep that last listed it in `visit`.
     listed: Vec<AtomicU32>,
-    /// The agents the last sweep pushed, by slot.
-    pushed: Vec<usize>,
+    /// Where the last sweep pushed its agents to (read in sweep order, not
+    /// by slot: a slot's position is a cache miss in a large crowd).
+    pushed: Vec<Vec2>,
     /// Per chunk of `pushed`: the places found near them.
     found: Vec<Vec<usize>>,
     /// Indexes the positions being pushed (the scene's grid indexes the
@@ -106,10 +107,10 @@ pub(super) fn enforce(
         for (k, &at) in visit.iter().enumerate() {
             if push[k] != Vec2::ZERO {
                 let i = grid.order()[at] as usize;
-                largest = largest.max(to[k].distance(next[i]));
+                largest = largest.max(to[k].distance(grid.point_at(at)));
                 next[i] = to[k];
                 grid.move_point(at, to[k]);
-                pushed.push(i);
+                pushed.push(to[k]);
             }
         }
         drift += largest;
@@ -118,19 +119,20 @@ pub(super) fn enforce(
             drift = 0.0;
         }
         // The next sweep visits the pushed agents and whoever they may now
-        // touch, each listed once by whichever chunk finds it first.
-        let (index, positions, near) = (&*grid, &*next, reach + 2.0 * drift);
+        // touch. A chunk lists a place unless some chunk marked it this sweep
+        // already; two chunks racing may both list it (a plain load and
+        // store, not a locked swap for every neighbour found), and the dedup
+        // after the sort leaves it once.
+        let (index, near) = (&*grid, reach + 2.0 * drift);
         found.resize_with(pushed.len().div_ceil(CHUNK), Vec::new);
         let chunks: Vec<_> = pushed.chunks(CHUNK).zip(found.iter_mut()).collect();
         workers.for_each(chunks, |_, (pushed, found)| {
             found.clear();
-            for &i in pushed {
-                index.for_each_placed(positions[i], near, |at, j, _| {
+            for &p in pushed {
+                index.for_each_placed(p, near, |at, j, _| {
                     let mark = &listed[at];
-                    if takes_part[j as usize]
-                        && mark.load(Ordering::Relaxed) != sweep
-                        && mark.swap(sweep, Ordering::Relaxed) != sweep
-                    {
+                    if takes_part[j as usize] && mark.load(Ordering::Relaxed) != sweep {
+                        mark.store(sweep, Ordering::Relaxed);
                         found.push(at);
                     }
                 });
@@ -142,6 +144,7 @@ pub(super) fn enforce(
         }
         // Cell order, so each sweep's chunks are the same whatever found them first.
         visit.sort_unstable();
+        visit.dedup();
     }
     moved
 }
