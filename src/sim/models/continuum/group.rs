@@ -17,6 +17,7 @@ use crate::plan::eikonal::{self, Marcher, Order, EAST, NORTH, SOUTH, WEST};
 use crate::sim::agents::Goal;
 use crate::sim::aims::cell_in_goal;
 use crate::world::lattice::Lattice;
+use fixedbitset::FixedBitSet;
 
 /// What makes two groups one: the goal, and the setting (the continuum
 /// parameters in force) by its index in the model's table.
@@ -34,8 +35,9 @@ pub(super) struct Group {
     /// The point the goal's cells were marked for.
     marked: Option<Vec2>,
     goals: Vec<u32>,
-    /// By cell: in the goal.
-    pub goal_cell: Vec<bool>,
+    /// By cell, one bit each: in the goal. People read it for the cell
+    /// they stand in, and a bit set stays in cache where a `bool` a cell does not.
+    goal_cell: FixedBitSet,
     /// By cell: the potential `φ` (§4.3).
     pub phi: Vec<f64>,
     /// By cell: the velocity `v = −f ∇φ/‖∇φ‖` (§4.4), m/s.
@@ -43,7 +45,7 @@ pub(super) struct Group {
     /// By cell, one bit each: `φ` is finite (the goal can be reached from it).
     /// People read it for every corner they interpolate from, and a bit set
     /// stays in cache where `φ` does not.
-    reach: Vec<u64>,
+    reach: FixedBitSet,
     marcher: Marcher,
 }
 
@@ -55,10 +57,10 @@ impl Group {
             members: 0,
             marked: None,
             goals: Vec::new(),
-            goal_cell: Vec::new(),
+            goal_cell: FixedBitSet::new(),
             phi: Vec::new(),
             vel: Vec::new(),
-            reach: Vec::new(),
+            reach: FixedBitSet::new(),
             marcher: Marcher::default(),
         }
     }
@@ -77,9 +79,9 @@ impl Group {
             self.marcher.order = if p.order >= 2.0 { Order::Second } else { Order::First };
             self.marcher.solve(grid, &costs.cost, &self.goals, &mut self.phi);
             self.reach.clear();
-            self.reach.resize(n.div_ceil(64), 0);
+            self.reach.grow(n);
             for (k, phi) in self.phi.iter().enumerate() {
-                self.reach[k / 64] |= u64::from(phi.is_finite()) << (k % 64);
+                self.reach.set(k, phi.is_finite());
             }
         }
         self.vel.resize(n, Vec2::ZERO);
@@ -93,20 +95,20 @@ impl Group {
     /// The goal's cells (a goal smaller than a cell: the cell holding its point).
     fn mark_goal(&mut self, program: &Program, l: &Lattice, fields: &Fields) {
         self.goal_cell.clear();
-        self.goal_cell.resize(l.cells(), false);
+        self.goal_cell.grow(l.cells());
         self.goals.clear();
         for j in 0..l.ny {
             for i in 0..l.nx {
                 let k = i + j * l.nx;
                 if !fields.wall[k] && cell_in_goal(program, self.key.goal, self.point, l.centre(i, j), l.cell) {
-                    self.goal_cell[k] = true;
+                    self.goal_cell.insert(k);
                     self.goals.push(k as u32);
                 }
             }
         }
         if self.goals.is_empty() {
             if let Some((i, j)) = l.cell_of(self.point) {
-                self.goal_cell[i + j * l.nx] = true;
+                self.goal_cell.insert(i + j * l.nx);
                 self.goals.push((i + j * l.nx) as u32);
             }
         }
@@ -120,7 +122,7 @@ impl Group {
         let l = &fields.lattice;
         let k = i + j * l.nx;
         let phi = self.phi[k];
-        if !phi.is_finite() || self.goal_cell[k] {
+        if !phi.is_finite() || self.goal_cell.contains(k) {
             return Vec2::ZERO;
         }
         let near = neighbours(l, i, j);
@@ -154,7 +156,7 @@ impl Group {
         let corners = [(a, (1.0 - fx) * (1.0 - fy)), (b, fx * (1.0 - fy)), (d, (1.0 - fx) * fy), (c, fx * fy)];
         let (mut v, mut total) = (Vec2::ZERO, 0.0);
         for (k, w) in corners {
-            if self.reach[k / 64] >> (k % 64) & 1 == 1 && w > 0.0 {
+            if self.reach.contains(k) && w > 0.0 {
                 v += self.vel[k] * w;
                 total += w;
             }
@@ -164,6 +166,6 @@ impl Group {
 
     /// Whether `p` lies in a cell of the goal.
     pub fn in_goal(&self, l: &Lattice, p: Vec2) -> bool {
-        l.cell_of(p).is_some_and(|(i, j)| self.goal_cell[i + j * l.nx])
+        l.cell_of(p).is_some_and(|(i, j)| self.goal_cell.contains(i + j * l.nx))
     }
 }

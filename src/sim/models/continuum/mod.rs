@@ -34,7 +34,7 @@ use crate::ir::{Action, Behaviour, Planner, PlannerKind, Program, Vec2, NONE};
 use crate::sim::agents::Goal;
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Holds, Model, Own, Plan};
-use crate::sim::workers::Workers;
+use crate::sim::workers::{light_chunk, Workers};
 use crate::world::lattice::Lattice;
 
 /// The most cells the grid may have (2048 x 2048): each group keeps about
@@ -56,9 +56,26 @@ pub(crate) struct Continuum {
     groups: Vec<Group>,
     /// By slot, this step: the group an agent walks with, or `NONE`.
     group_of: Vec<u32>,
+    /// By slot, this step: what its group's fields say where it stands.
+    reading: Vec<Reading>,
     /// Steps organised so far.
     steps: u64,
     fault: Option<String>,
+}
+
+/// What a group's fields say where a person stands. Everyone's is read in
+/// one tight pass once the fields are made, not in the plan stage: each
+/// read misses the cache, and a loop that does nothing else keeps many of
+/// them in flight at once.
+#[derive(Clone, Copy, Debug, Default)]
+enum Reading {
+    /// The goal cannot be reached from here: stand.
+    #[default]
+    Stuck,
+    /// In the goal (or the potential is switched off): on to the goal's point.
+    InGoal,
+    /// The velocity field, interpolated at the person's position.
+    Walk(Vec2),
 }
 
 /// What a person walking by continuum carries: its setting, by index.
@@ -112,11 +129,15 @@ impl Continuum {
         for c in &mut self.costs {
             (c.members, c.f_max) = (0, 0.0);
         }
+        // With one setting every walker's is 0, and the boxed walkers, all
+        // over the heap, need not be read: a cache miss each.
+        let one_setting = self.settings.len() == 1;
         for (i, d) in drives.iter().enumerate() {
             let Some(w) = d.walker() else { continue };
             let goal = scene.agents.aim[i];
             let Some(point) = (goal != Goal::None).then(|| scene.aim_point(i, goal)).flatten() else { continue };
-            let key = Key { goal, setting: w.setting };
+            let setting = if one_setting { 0 } else { w.setting };
+            let key = Key { goal, setting };
             let g = match self.groups.iter().position(|g| g.key == key) {
                 Some(g) => g,
                 None => {
@@ -127,7 +148,7 @@ impl Continuum {
             let group = &mut self.groups[g];
             group.point = point;
             group.members += 1;
-            let costs = &mut self.costs[w.setting as usize];
+            let costs = &mut self.costs[setting as usize];
             costs.members += 1;
             costs.f_max += scene.agents.speed[i];
             self.group_of[i] = g as u32;
@@ -137,6 +158,27 @@ impl Continuum {
                 c.f_max /= f64::from(c.members);
             }
         }
+    }
+
+    /// Everyone's [`Reading`] of its group's fields this step, by slot.
+    fn read_fields(&mut self, scene: &Scene, lattice: &Lattice, workers: &Workers) {
+        let n = self.group_of.len();
+        self.reading.clear();
+        self.reading.resize(n, Reading::Stuck);
+        let (groups, group_of, pos) = (&self.groups, &self.group_of, &scene.agents.pos);
+        let potential = scene.program.switches.continuum_potential;
+        let chunk = light_chunk(n);
+        workers.for_each(self.reading.chunks_mut(chunk).collect(), |c, out| {
+            for (j, r) in out.iter_mut().enumerate() {
+                let i = c * chunk + j;
+                let Some(group) = groups.get(group_of[i] as usize) else { continue };
+                *r = if group.in_goal(lattice, pos[i]) || !potential {
+                    Reading::InGoal
+                } else {
+                    group.velocity_at(lattice, pos[i]).map_or(Reading::Stuck, Reading::Walk)
+                };
+            }
+        });
     }
 }
 
@@ -196,6 +238,7 @@ impl Model for Continuum {
             fields: None,
             groups: Vec::new(),
             group_of: Vec::new(),
+            reading: Vec::new(),
             steps: 0,
             fault,
         }
@@ -243,33 +286,34 @@ impl Model for Continuum {
             let s = g.key.setting as usize;
             g.update(program, fields, &settings[s], &costs[s], solve);
         });
+        self.read_fields(scene, &lattice, workers);
     }
 
     fn fault(&self) -> Option<&str> {
         self.fault.as_deref()
     }
 
-    /// §4.4 at the person: the group's velocity read at its position, scaled
-    /// from its setting's `f_max` to its own preferred speed; in the goal, it
-    /// walks on to the goal's point until it arrives.
+    /// §4.4 at the person: in the goal, where the potential is flat, on to
+    /// the goal's point until it arrives, as every model's walkers do
+    /// (`sim::decide`); elsewhere the group's velocity read at its position,
+    /// scaled from its setting's `f_max` to its own preferred speed.
     fn plan(&self, scene: &Scene, me: Own<'_, Walker>) -> Plan {
         let i = me.i;
         let agents = &scene.agents;
         let pos = agents.pos[i];
         let g = self.group_of.get(i).copied().unwrap_or(NONE);
-        let (Some(lattice), Some(group)) = (self.lattice, self.groups.get(g as usize)) else {
+        let Some(group) = self.groups.get(g as usize) else {
             return Plan::stand(pos);
         };
         if agents.arrived[i] && !agents.leaving[i] {
             return Plan::stand(pos);
         }
-        // In the goal, where the potential is flat, on to the goal's point
-        // until it arrives, as every model's walkers do (`sim::decide`).
-        if group.in_goal(&lattice, pos) || !scene.program.switches.continuum_potential {
-            return Plan::walk_to(group.point);
-        }
+        let v = match self.reading[i] {
+            Reading::InGoal => return Plan::walk_to(group.point),
+            Reading::Stuck => return Plan::stand(pos),
+            Reading::Walk(v) => v,
+        };
         let own = agents.speed[i];
-        let Some(v) = group.velocity_at(&lattice, pos) else { return Plan::stand(pos) };
         let f_max = self.costs[group.key.setting as usize].f_max;
         let v = if f_max > 0.0 { v * (own / f_max) } else { Vec2::ZERO };
         let speed = v.length();
