@@ -4,8 +4,8 @@
 //! per second of the eikonal solver (`src/plan/eikonal.rs`, fast marching)
 //! on 256² and 512² grids of anisotropic face costs (seeded, in [0.5, 5], a
 //! few wall blocks, four goal cells), against a plain Dijkstra over the same
-//! 4-connected grid (edge weight `h·cost[k][d]`, the same four-ary heap of
-//! `(value, cell)` keys with lazy deletion), in the same run. Marching's
+//! 4-connected grid (edge weight `h·cost[k][d]`, a four-ary heap of
+//! `(value, cell)` keys with lazy deletion, `dary_heap`), in the same run. Marching's
 //! potential may cut between the axes but is never above the grid-path
 //! distance, and the two reach the same cells: the bench checks both.
 //! `main` runs one function per part of the model; the solver's is

@@ -38,8 +38,7 @@
 //!   set of goals, not on their order or repetitions;
 //! - after the first solve of a size, a solve allocates nothing.
 
-use dary_heap::QuaternaryHeap as BinaryHeap;
-use std::cmp::Reverse;
+use super::cell_heap::{cell, CellHeap, Key, ACCEPTED, MAX_CELLS, VACANT};
 
 /// Face directions of a cell, in this order, indexing `[f64; 4]` cost arrays.
 pub const EAST: usize = 0;
@@ -58,14 +57,17 @@ pub struct Grid {
     pub h: f64,
 }
 
-/// A trial value in the heap: `φ`'s total-order bits, then `j`, then `i`.
-/// `(j, i)` orders as the cell index `i + j·nx`, so equal values are taken
-/// by cell index whatever the insertion order, and the cell's coordinates
-/// come back without a division.
-type Entry = u128;
+/// A trial value's key in the heap: `φ`'s total-order bits, then the cell
+/// index, so equal values are taken by cell index whatever the insertion order.
+fn entry(phi: f64, k: usize) -> Key {
+    (u128::from(ordered(phi)) << 64) | k as u128
+}
 
-fn entry(phi: f64, i: usize, j: usize) -> Entry {
-    (u128::from(ordered(phi)) << 64) | (j as u128) << 32 | i as u128
+/// The value of an entry: [`ordered`] undone, the same bits.
+#[inline(always)]
+fn value(e: Key) -> f64 {
+    let o = (e >> 64) as u64;
+    f64::from_bits(if o >> 63 == 1 { o & !(1 << 63) } else { !o })
 }
 
 /// `φ`'s bits ordered as `f64::total_cmp` orders the values.
@@ -82,12 +84,9 @@ fn ordered(phi: f64) -> u64 {
 /// step allocates nothing.
 #[derive(Default)]
 pub struct Marcher {
-    /// Trial cells, smallest `(φ, cell)` first. A cell is pushed again each
-    /// time its trial value drops rather than moved in the heap; its first
-    /// entry popped carries its least value, and the later ones are skipped.
-    heap: BinaryHeap<Reverse<Entry>>,
-    /// The least trial value found so far for each cell not yet accepted.
-    trial: Vec<f64>,
+    /// Trial cells, smallest `(φ, cell)` first, each once with its least
+    /// trial value so far; and which cells are accepted.
+    heap: CellHeap,
     /// The order of the differences of the next solves.
     pub order: Order,
 }
@@ -139,43 +138,38 @@ impl Marcher {
         let n = grid.nx * grid.ny;
         assert!(grid.h > 0.0 && grid.h.is_finite(), "cell side {} is not positive and finite", grid.h);
         assert_eq!(cost.len(), n, "one cost array per cell");
-        assert!(u32::try_from(n).is_ok(), "{n} cells do not fit u32 indexes");
+        assert!(n <= MAX_CELLS, "{n} cells do not fit u32 indexes");
         phi.clear();
         phi.resize(n, INF);
-        self.trial.clear();
-        self.trial.resize(n, INF);
-        self.heap.clear();
+        self.heap.reset(n);
         let seeds = seeds.filter(|&(k, v)| (k as usize) < n && v.is_finite());
         // `phi` holds accepted values only: a cell not accepted yet reads `+∞`.
         for (k, v) in seeds.clone() {
             phi[k as usize] = phi[k as usize].min(v);
+            self.heap.accept(k as usize);
         }
-        let mut front = Front { grid, cost, phi, trial: &mut self.trial, heap: &mut self.heap, order: self.order };
+        let mut front = Front { grid, cost, phi, heap: &mut self.heap, order: self.order };
         // Every seed is accepted before any trial value is computed, so their order does not matter.
         for (k, _) in seeds {
             let k = k as usize;
             front.relax_around(k % grid.nx, k / grid.nx);
         }
-        while let Some(Reverse(e)) = front.heap.pop() {
-            let (i, j) = (e as u32 as usize, (e >> 32) as u32 as usize);
-            let k = i + j * grid.nx;
-            if front.phi[k] < INF {
-                continue;
-            }
-            front.phi[k] = front.trial[k];
+        while let Some(e) = front.heap.pop() {
+            let k = cell(e);
+            // n < 2³², so nx fits u32 here: one 32-bit division for both.
+            let (i, j) = ((k as u32 % grid.nx as u32) as usize, (k as u32 / grid.nx as u32) as usize);
+            front.phi[k] = value(e);
             front.relax_around(i, j);
         }
     }
 }
 
-/// The march in progress: accepted values in `phi`, trial values in `trial`
-/// and `heap`.
+/// The march in progress: accepted values in `phi`, trial values in `heap`.
 struct Front<'a> {
     grid: Grid,
     cost: &'a [[f64; 4]],
     phi: &'a mut [f64],
-    trial: &'a mut [f64],
-    heap: &'a mut BinaryHeap<Reverse<Entry>>,
+    heap: &'a mut CellHeap,
     order: Order,
 }
 
@@ -212,7 +206,8 @@ impl Front<'_> {
     fn relax(&mut self, pk: f64, (i, j): (usize, usize), face: usize, (lo, hi): (bool, bool)) {
         let Grid { nx, h, .. } = self.grid;
         let m = i + j * nx;
-        if self.phi[m] < INF {
+        let at = self.heap.slot(m);
+        if at == ACCEPTED {
             return;
         }
         let c = &self.cost[m];
@@ -232,9 +227,9 @@ impl Front<'_> {
                 v = v.min(two_sided(from, other));
             }
         }
-        if v < self.trial[m] {
-            self.trial[m] = v;
-            self.heap.push(Reverse(entry(v, i, j)));
+        let trial = if at == VACANT { INF } else { value(self.heap.key(at)) };
+        if v < trial {
+            self.heap.lower(at, entry(v, m));
         }
     }
 }
@@ -415,11 +410,15 @@ mod tests {
 
     #[test]
     fn heap_keys_order_as_total_cmp_then_cell() {
-        assert!(entry(1.0, 7, 2) < entry(1.0, 0, 3) && entry(1.0, 6, 3) < entry(1.0, 7, 3));
+        assert!(entry(1.0, 7 + 2 * 10) < entry(1.0, 3 * 10) && entry(1.0, 6 + 3 * 10) < entry(1.0, 7 + 3 * 10));
         let v = [-INF, -1.0, -0.0, 0.0, 1e-300, 1.0, 2.5, INF];
         for w in v.windows(2) {
             assert!(ordered(w[0]) < ordered(w[1]), "{w:?}");
-            assert!(entry(w[0], 5, 9) < entry(w[1], 0, 0), "{w:?}");
+            assert!(entry(w[0], 95) < entry(w[1], 0), "{w:?}");
+        }
+        for x in v {
+            assert_eq!(value(entry(x, 42)).to_bits(), x.to_bits(), "{x}");
+            assert_eq!(cell(entry(x, 42)), 42);
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod astar;
 pub mod bvp;
+mod cell_heap;
 pub mod ct_space;
 pub mod eikonal;
 pub mod tree;
