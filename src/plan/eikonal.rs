@@ -38,7 +38,7 @@
 //!   set of goals, not on their order or repetitions;
 //! - after the first solve of a size, a solve allocates nothing.
 
-use super::cell_heap::{cell, CellHeap, Key, ACCEPTED, MAX_CELLS, VACANT};
+use super::cell_heap::{cell, CellHeap, Key, ACCEPTED, VACANT};
 
 /// Face directions of a cell, in this order, indexing `[f64; 4]` cost arrays.
 pub const EAST: usize = 0;
@@ -63,7 +63,7 @@ fn entry(phi: f64, k: usize) -> Key {
     (u128::from(ordered(phi)) << 64) | k as u128
 }
 
-/// The value of an entry: [`ordered`] undone, the same bits.
+/// The value a key carries: [`ordered`] undone, the same bits.
 #[inline(always)]
 fn value(e: Key) -> f64 {
     let o = (e >> 64) as u64;
@@ -138,7 +138,6 @@ impl Marcher {
         let n = grid.nx * grid.ny;
         assert!(grid.h > 0.0 && grid.h.is_finite(), "cell side {} is not positive and finite", grid.h);
         assert_eq!(cost.len(), n, "one cost array per cell");
-        assert!(n <= MAX_CELLS, "{n} cells do not fit u32 indexes");
         phi.clear();
         phi.resize(n, INF);
         self.heap.reset(n);
@@ -156,7 +155,7 @@ impl Marcher {
         }
         while let Some(e) = front.heap.pop() {
             let k = cell(e);
-            // n < 2³², so nx fits u32 here: one 32-bit division for both.
+            // The heap's reset refused n ≥ 2³², so k and nx fit u32: one 32-bit division for both.
             let (i, j) = ((k as u32 % grid.nx as u32) as usize, (k as u32 / grid.nx as u32) as usize);
             front.phi[k] = value(e);
             front.relax_around(i, j);
