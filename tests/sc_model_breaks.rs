@@ -39,6 +39,8 @@
 //!   their trees end: three stand on one side; and, at seed 14, pursuers
 //!   that walk on along a branch leading away from the target in sight:
 //!   one loops out more than 21 m.
+//! - `surround_crowded`: pursuers closing in to the target's heels whoever
+//!   stands nearer it: they crowd in and push the target out of its place.
 //! - `pursuit_pillar`: the hunter seeking where the target started instead
 //!   of pursuing it: it does not stay on the target's heels.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
@@ -343,6 +345,13 @@ fn pursuers_that_stand_where_their_trees_end_do_not_surround_surround_open() {
     let mut program = holding("surround_open");
     program.switches.surround_evenly = false;
     assert_fails(&program, "pack surround target");
+}
+
+#[test]
+fn pursuers_closing_in_whoever_stands_before_them_shove_the_target_surround_crowded() {
+    let mut program = holding("surround_crowded");
+    program.switches.surround_wait_behind = false;
+    assert_fails(&program, "target inside home");
 }
 
 #[test]

@@ -103,6 +103,10 @@ pub struct Switches {
     /// has arrived; off: its tree alone takes it in, and once arrived it
     /// stands.
     pub surround_evenly: bool,
+    /// A surrounding pursuer within `A_r` of its target closes in to its
+    /// heels only while no pursuer nearer the target stands within `A_r` of
+    /// it, and stands otherwise; off: it closes in whoever stands before it.
+    pub surround_wait_behind: bool,
     /// An escaping agent (Eq 13) takes a next node only when it brings it
     /// farther from `c`, and otherwise grows its tree again where it stands;
     /// off: it walks on towards the farthest node however its branch winds.
@@ -152,6 +156,7 @@ impl Default for Switches {
             astar_follows_markers: true,
             fill_from_aim: true,
             surround_evenly: true,
+            surround_wait_behind: true,
             escape_farther: true,
             pursue_closer: true,
             claims_to_nearest_tree: true,

@@ -653,7 +653,7 @@ fn close_in(scene: &Scene, i: usize, g: Vec2, params: TreeParams) -> Option<Plan
     let heels = scene.min_distance;
     let next = if uneven.abs() > EVEN {
         g + turned(dir, sin_cos((uneven / 4.0).clamp(-TURN, TURN)), 1.0) * r
-    } else if !taken && r > heels {
+    } else if !(taken && scene.program.switches.surround_wait_behind) && r > heels {
         g + dir * heels
     } else {
         return Some(Plan::stand(pos));
