@@ -67,6 +67,14 @@ fn groups_kept_in_a_river_fail_the_edges() {
 }
 
 #[test]
+fn groups_kept_side_by_side_do_not_narrow_round_the_ponds() {
+    let failed = broken("scenarios/semantic_groups/ponds.crowd", |p| fix_formation(p, Formation::SideBySide));
+    for group in ["right_side", "left_side"] {
+        assert_fails(&failed, &format!("formation of {group} is v"));
+    }
+}
+
+#[test]
 fn paths_kept_on_the_first_grid_cross_the_wet_paint() {
     let failed = broken("scenarios/semantic_groups/wet_paint.crowd", |p| p.switches.astar_follows_markers = false);
     assert_fails(&failed, "of everyone inside patch_core");
