@@ -145,3 +145,9 @@ fn walkers_turning_right_first_at_every_step_stay_stuck_at_the_bench() {
     program.switches.keep_turn_side = false;
     assert_fails(&failures(&program), "at most 0 of guests stuck");
 }
+
+#[test]
+fn walkers_not_turning_round_bodies_are_held_up_at_the_head_on_corner() {
+    let failed = broken("scenarios/semantic_groups/head_on_corner.crowd", |p| p.switches.turn_round_bodies = false);
+    assert_fails(&failed, "everyone reaches goal");
+}

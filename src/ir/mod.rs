@@ -89,6 +89,10 @@ pub struct Switches {
     /// A semantic-groups walker whose way stays blocked keeps turning to the
     /// side it turned to last; off: it tries its right first at every step.
     pub keep_turn_side: bool,
+    /// A semantic-groups walker whose step would walk into another agent's
+    /// body turns until it does not; off: it walks on, and distance
+    /// enforcement settles the overlap.
+    pub turn_round_bodies: bool,
     /// Semantic groups' A* grid is laid again on the markers after each
     /// marker event (open floor without markers is not walkable), and every
     /// path planned afresh on it; off: the grid of the start is kept.
@@ -161,6 +165,7 @@ impl Default for Switches {
             pursue_closer: true,
             claims_to_nearest_tree: true,
             keep_turn_side: true,
+            turn_round_bodies: true,
             characters_on_maps: true,
             leaders_in_ct_space: true,
             trace_attraction: true,

@@ -456,9 +456,10 @@ impl Units {
         let reach = agents.radius[i] + scene.max_radius;
         let straight = pos + goal_step(pos, target, step);
         let stalled = agents.mind[i].stalled;
+        let bodies = scene.program.switches.turn_round_bodies;
         let blocked = |q: Vec2| {
             let mut hit = false;
-            scene.grid.for_each_candidate(q, reach + step, |j| {
+            let in_the_way = |j: u32| {
                 let j = j as usize;
                 // Someone standing (at an object, or waiting for one) makes
                 // way for a walker that got no nearer to its object for a
@@ -470,7 +471,11 @@ impl Units {
                 let touch = agents.radius[i] + agents.radius[j];
                 // Walking away from a body it touches is always allowed.
                 hit = q.distance_squared(p) < touch * touch && q.distance_squared(p) < pos.distance_squared(p);
-            });
+            };
+            // Switched off (the model-break test), only walls turn a step.
+            if bodies {
+                scene.grid.for_each_candidate(q, reach + step, in_the_way);
+            }
             // A turn into a wall or an obstacle is no way round either: the
             // walker would stand pressed against it, as would the one it met.
             hit || (q != straight && !scene.space.is_clear(q, agents.radius[i]))
