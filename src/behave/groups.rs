@@ -103,18 +103,6 @@ impl GroupSpace {
     }
 }
 
-/// The group whose reserved core holds `p`, other than `own` (ties: the
-/// lower index), or `None` when `p` is free for a member of `own`.
-pub fn reserved_by(p: Vec2, own: Option<usize>, spaces: &[GroupSpace], fraction: f64) -> Option<usize> {
-    spaces.iter().enumerate().find(|&(i, s)| Some(i) != own && s.in_core(p, fraction)).map(|(i, _)| i)
-}
-
-/// Whether an agent of group `own` (`None`: an agent walking alone) may use
-/// a marker at `p`: no other group's core holds it.
-pub fn usable_by(p: Vec2, own: Option<usize>, spaces: &[GroupSpace], fraction: f64) -> bool {
-    reserved_by(p, own, spaces, fraction).is_none()
-}
-
 /// Whether agents at `positions` may form one group: every pair is within
 /// Hall's social distance `social` (Hocevar et al., section 3.2: "When the
 /// distance between 2 members of G_i is into a range defined by Hall's
@@ -592,7 +580,7 @@ mod tests {
     }
 
     #[test]
-    fn the_core_covers_the_gap_between_members_and_only_for_others() {
+    fn the_core_covers_the_gap_between_members() {
         // A pair side by side, 0.8 m apart, bodies of 0.25 m: R_g = 0.65 m,
         // core 0.325 m; the free gap between the bodies reaches 0.15 m from C.
         let a = group_space(&[v(4.6, 5.0), v(5.4, 5.0)], &[0.25, 0.25]).unwrap();
@@ -603,14 +591,6 @@ mod tests {
         assert_eq!(a.core_radius(7.0), a.radius);
         assert_eq!(a.core_radius(f64::NAN), 0.0);
         assert!(!a.in_core(a.centre, 0.0));
-        let b = group_space(&[v(5.0, 5.1), v(5.0, 5.3)], &[0.25, 0.25]).unwrap();
-        let spaces = [a, b];
-        let p = v(5.0, 5.1);
-        assert_eq!(reserved_by(p, None, &spaces, 0.5), Some(0));
-        assert_eq!(reserved_by(p, Some(0), &spaces, 0.5), Some(1));
-        assert!(!usable_by(v(5.0, 5.0), Some(1), &spaces, 0.5));
-        assert!(usable_by(v(5.0, 5.0), Some(0), &[a], 0.5));
-        assert!(usable_by(v(8.0, 8.0), None, &spaces, 0.5));
     }
 
     #[test]
