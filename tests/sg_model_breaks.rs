@@ -151,3 +151,9 @@ fn walkers_not_turning_round_bodies_are_held_up_at_the_head_on_corner() {
     let failed = broken("scenarios/semantic_groups/head_on_corner.crowd", |p| p.switches.turn_round_bodies = false);
     assert_fails(&failed, "everyone reaches goal");
 }
+
+#[test]
+fn paths_not_snapped_to_a_usable_node_leave_readers_behind_the_screen_at_the_niche() {
+    let failed = broken("scenarios/semantic_groups/niche.crowd", |p| p.switches.astar_snap_ends = false);
+    assert_fails(&failed, "inside mouth");
+}

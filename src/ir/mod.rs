@@ -83,6 +83,10 @@ pub struct Switches {
     /// a body is a way through; off: at the usable marker nearest to the
     /// cell's centre.
     pub astar_door_points: bool,
+    /// A semantic-groups A* path whose start or goal lies where no body fits
+    /// (against a wall, in a niche) starts or ends at the usable node
+    /// nearest it; off: no path is found, and the walker walks straight.
+    pub astar_snap_ends: bool,
     /// A semantic group stands to let a walker by rather than walk its
     /// reserved core onto them (Hocevar et al. §3.3); off: it walks on.
     pub groups_let_by: bool,
@@ -156,6 +160,7 @@ impl Default for Switches {
             wait_in_line: true,
             astar_clearance: true,
             astar_door_points: true,
+            astar_snap_ends: true,
             groups_let_by: true,
             astar_follows_markers: true,
             fill_from_aim: true,

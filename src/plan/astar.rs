@@ -69,6 +69,9 @@ pub struct NodeGrid {
     /// Per node, with markers: its cell is bare floor (see the invariants);
     /// empty without markers, or when no cell is bare.
     bare: Vec<bool>,
+    /// A path end on an unusable node starts or ends at the usable node
+    /// nearest it; off (the model-break test): no path.
+    pub snap_ends: bool,
 }
 
 impl NodeGrid {
@@ -193,7 +196,19 @@ impl NodeGrid {
                 Rect { min: b.min - clearance, max: b.max + clearance }
             })
             .collect();
-        let mut grid = NodeGrid { min, cell, nx, ny, points, moves: vec![0; n], clearance, obstacles, boxes, bare };
+        let mut grid = NodeGrid {
+            min,
+            cell,
+            nx,
+            ny,
+            points,
+            moves: vec![0; n],
+            clearance,
+            obstacles,
+            boxes,
+            bare,
+            snap_ends: true,
+        };
         grid.link();
         grid
     }
@@ -537,7 +552,8 @@ pub fn find_path(grid: &NodeGrid, start: Vec2, goal: Vec2, search: Search) -> Op
 fn endpoint(grid: &NodeGrid, p: Vec2) -> Option<(u32, bool)> {
     match grid.node_at(p) {
         Some(n) if grid.is_usable(n) => Some((n, false)),
-        _ => Some((grid.nearest_usable(p)?, true)),
+        _ if grid.snap_ends => Some((grid.nearest_usable(p)?, true)),
+        _ => None,
     }
 }
 

@@ -40,11 +40,13 @@ pub(crate) struct SemanticGroups {
 fn node_grid(scene: &Scene, cell: f64) -> NodeGrid {
     let switches = &scene.program.switches;
     let clearance = if switches.astar_clearance { scene.max_radius } else { 0.0 };
-    if switches.astar_door_points {
+    let mut grid = if switches.astar_door_points {
         NodeGrid::new(&scene.space, Some(&scene.markers), cell, clearance)
     } else {
         NodeGrid::centred(&scene.space, Some(&scene.markers), cell, clearance)
-    }
+    };
+    grid.snap_ends = switches.astar_snap_ends;
+    grid
 }
 
 impl Floor for NodeGrid {
