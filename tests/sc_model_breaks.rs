@@ -26,6 +26,8 @@
 //!   the rows mask dropped from the second state, they do not line up.
 //! - Fig 11: the target standing at its start instead of escaping: the pack
 //!   closes in on it.
+//! - `escape_corner`: a runner that only grows its tree again where its
+//!   branches lead back towards the followers: it stands at the corner.
 //! - Fig 13: neither marker reservation nor distance enforcement: the
 //!   crossing flows collide; and walkers that do not keep right of people
 //!   coming the other way: the flows do not pass on their own sides.
@@ -168,6 +170,13 @@ fn a_runner_whose_branch_winds_back_fails_fig5() {
     let mut program = holding("fig05_escape");
     program.switches.escape_farther = false;
     assert_fails(&program, "runner farther than 8 m from followers during");
+}
+
+#[test]
+fn a_runner_regrowing_its_tree_at_the_corner_stands_there_escape_corner() {
+    let mut program = holding("escape_corner");
+    program.switches.escape_round_corners = false;
+    assert_each_fails(&program, &["runner moves at least 6 m", "runner farther than 10 m from followers"]);
 }
 
 #[test]

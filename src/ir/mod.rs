@@ -119,6 +119,11 @@ pub struct Switches {
     /// farther from `c`, and otherwise grows its tree again where it stands;
     /// off: it walks on towards the farthest node however its branch winds.
     pub escape_farther: bool,
+    /// An escaping agent whose tree, grown again where it stands, again
+    /// leads only back towards `c` steps away from `c` as near straight as
+    /// is clear (round an obstacle's corner); off: it grows its tree again
+    /// there, step after step.
+    pub escape_round_corners: bool,
     /// A marker near several surrounding pursuers' trees is claimed by the
     /// tree with the nearest node; off: by the first tree in id order.
     pub claims_to_nearest_tree: bool,
@@ -167,6 +172,7 @@ impl Default for Switches {
             surround_evenly: true,
             surround_wait_behind: true,
             escape_farther: true,
+            escape_round_corners: true,
             pursue_closer: true,
             claims_to_nearest_tree: true,
             keep_turn_side: true,

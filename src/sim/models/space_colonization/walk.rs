@@ -132,6 +132,9 @@ pub(crate) struct Walk {
     pub progress: Progress,
     /// Steps its tree could not grow a single node.
     pub starved_steps: u32,
+    /// Escaping: where the tree last started again because its best branch
+    /// led back towards the followers.
+    pub turned_back_at: Option<Vec2>,
 }
 
 /// The node last walked to, the closest the agent came to it, and the steps
@@ -219,6 +222,36 @@ impl Walk {
             None => self.tree = Some(Tree::new(pos)),
         }
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
+    }
+
+    /// Escaping, a runner whose regrown tree again leads only back towards
+    /// the followers: a step away from them, as near straight away as is
+    /// clear, on free markers, and farther from them; `None` the first time
+    /// at a spot (the tree starts again there) or when no such step is free.
+    ///
+    /// NOTE: at an obstacle's corner every marker the runner's tree can
+    /// reach lies on the followers' side, so the tree regrown there grew
+    /// the same branches back, step after step: a runner pressed to a
+    /// boulder's corner stood 4 s while the pack closed in, with the way
+    /// round the boulder's far side open (`fig11_escape_four`, seed 19).
+    /// The paper is silent; the runner steps round the corner.
+    fn cornered(
+        &mut self,
+        scene: &Scene,
+        i: usize,
+        from: Vec2,
+        lure: Lure,
+        params: TreeParams,
+        held: &[u32],
+    ) -> Option<Vec2> {
+        let Lure::Away(c) = lure else { return None };
+        if self.turned_back_at.replace(from) != Some(from) || !scene.program.switches.escape_round_corners {
+            return None;
+        }
+        let agents = &scene.agents;
+        let away = from + (from - c);
+        sidestep(scene, held, from, away, params, agents.id[i], agents.radius[i], Turns::AheadFirst)
+            .filter(|&step| lure.score(step) <= lure.score(from))
     }
 
     /// Branch death for a pursuer on its way: everything beyond the node it
@@ -528,10 +561,17 @@ impl Growth {
             Lure::Goal(g) => disjoint && switches.pursue_closer && scene.space.segment_clear(from, g, agents.radius[i]),
         };
         if ruled && lure.score(tree.pos(c)) > lure.score(from) {
+            if let Some(step) = walk.cornered(scene, i, from, lure, params, held) {
+                walk.cut_ahead();
+                walk.next = walk.tree.as_mut().map_or(NO_NODE, |t| t.push_child(walk.at, step));
+                walk.turned_back_at = None;
+                return true;
+            }
             walk.starved_steps += u32::from(disjoint);
             walk.restart(agents.pos[i], point);
             return false;
         }
+        walk.turned_back_at = None;
         let lane =
             unit(tree.pos(c) - from).filter(|&d| reserve && oncoming(scene, i, from, d, self.lookahead, params.alpha));
         if let Some(side) = lane
@@ -735,7 +775,8 @@ fn sidestep(
     let free = |cand: Vec2| {
         let (mut free, mut any) = (true, false);
         scene.markers.within(&scene.marker_grid, cand, params.action_radius, |m| {
-            let h = held[m as usize];
+            // Nobody holds markers where nobody reserves them (`held` empty).
+            let h = held.get(m as usize).copied().unwrap_or(NONE);
             any = true;
             free &= h == NONE || h == id;
         });
