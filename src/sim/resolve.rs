@@ -2,7 +2,10 @@
 //!
 //! Invariants: each sweep computes the pushes of the agents it visits from
 //! the same positions (Jacobi), in parallel, and applies them afterwards, so
-//! the result depends neither on the order nor on the thread; a sweep visits
+//! the result depends neither on the order of the visits nor on the thread;
+//! an agent's push is summed over its neighbours in the order the sweeps'
+//! grid files them, so its last bits depend on when that grid was rebuilt
+//! (a function of the positions alone, the same on every run); a sweep visits
 //! the agents the previous one pushed and their neighbours (the others'
 //! pushes are still zero); sweeps after the first are over-relaxed
 //! ([`OMEGA`]); the sweeps stop when no pair of taking-part agents
