@@ -77,6 +77,12 @@ impl CellHeap {
         sift_up(&mut self.keys, &mut self.slot, hole, key);
     }
 
+    /// The cell of the least key, if any, without taking it out.
+    #[inline(always)]
+    pub fn peek_cell(&self) -> Option<usize> {
+        self.keys.first().map(|&k| cell(k))
+    }
+
     /// Takes out the least key and marks its cell accepted.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<Key> {
