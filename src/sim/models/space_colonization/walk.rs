@@ -250,8 +250,10 @@ impl Walk {
         }
         let agents = &scene.agents;
         let away = from + (from - c);
-        sidestep(scene, held, from, away, params, agents.id[i], agents.radius[i], Turns::AheadFirst)
-            .filter(|&step| lure.score(step) <= lure.score(from))
+        let step = sidestep(scene, held, from, away, params, agents.id[i], agents.radius[i], Turns::AheadFirst)
+            .filter(|&step| lure.score(step) <= lure.score(from))?;
+        self.turned_back_at = None;
+        Some(step)
     }
 
     /// Branch death for a pursuer on its way: everything beyond the node it
@@ -276,6 +278,13 @@ impl Walk {
         self.next = NO_NODE;
         self.granted = false;
         self.done = false;
+    }
+
+    /// Branch death, and one new branch from the node walked from to `to`,
+    /// which becomes the next node.
+    fn branch_to(&mut self, to: Vec2) {
+        self.cut_ahead();
+        self.next = self.tree.as_mut().map_or(NO_NODE, |t| t.push_child(self.at, to));
     }
 }
 
@@ -562,9 +571,7 @@ impl Growth {
         };
         if ruled && lure.score(tree.pos(c)) > lure.score(from) {
             if let Some(step) = walk.cornered(scene, i, from, lure, params, held) {
-                walk.cut_ahead();
-                walk.next = walk.tree.as_mut().map_or(NO_NODE, |t| t.push_child(walk.at, step));
-                walk.turned_back_at = None;
+                walk.branch_to(step);
                 return true;
             }
             walk.starved_steps += u32::from(disjoint);
@@ -578,8 +585,7 @@ impl Growth {
             .and_then(|_| sidestep(scene, held, from, point, params, agents.id[i], agents.radius[i], Turns::KeepRight))
         {
             // Someone comes the other way on this lane: keep right of them.
-            walk.cut_ahead();
-            walk.next = walk.tree.as_mut().map_or(NO_NODE, |t| t.push_child(walk.at, side));
+            walk.branch_to(side);
             return true;
         }
         let mut next = c;
