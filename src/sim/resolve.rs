@@ -6,8 +6,9 @@
 //! an agent's push is summed over its neighbours in the order the sweeps'
 //! grid files them, so its last bits depend on when that grid was rebuilt
 //! (a function of the positions alone, the same on every run); a sweep visits
-//! the agents the previous one pushed and their neighbours (the others'
-//! pushes are still zero); sweeps after the first are over-relaxed
+//! the agents the previous one moved, or pushed while still too close, and
+//! their neighbours (the others' pushes are what they were: zero, or lost to
+//! rounding); sweeps after the first are over-relaxed
 //! ([`OMEGA`]); the sweeps stop when no pair of taking-part agents
 //! is closer than its distance by more than [`TOLERANCE`], or after
 //! [`MAX_SWEEPS`]; obstacles and bounds win over other bodies (each pushed
@@ -108,7 +109,9 @@ pub(super) fn enforce(
         let mut largest: f64 = 0.0;
         pushed.clear();
         for (k, &at) in visit.iter().enumerate() {
-            if push[k] != Vec2::ZERO {
+            // A push lost to rounding moves nobody, and its neighbours' pushes
+            // stay what they were: unless still too close, it brings none in.
+            if push[k] != Vec2::ZERO && (to[k] != grid.point_at(at) || worst[k] > TOLERANCE * t_min) {
                 let i = grid.order()[at] as usize;
                 largest = largest.max(to[k].distance(grid.point_at(at)));
                 next[i] = to[k];
