@@ -71,6 +71,9 @@ pub(super) fn enforce(
     let n = next.len();
     let t_min = scene.min_distance;
     let reach = t_min.max(2.0 * scene.max_radius);
+    // A shortfall up to this counts as enforced: the sweeps stop on it, and a
+    // body short by no more brings nobody into the next sweep.
+    let enforced = TOLERANCE * t_min;
     let Sweeps { visit, push, worst, to, listed, pushed, found, grid } = buf;
     if takes_part.iter().filter(|&&t| t).nth(1).is_none() {
         return false;
@@ -102,7 +105,7 @@ pub(super) fn enforce(
                 }
             }
         });
-        if worst.iter().all(|&w| w <= TOLERANCE * t_min) {
+        if worst.iter().all(|&w| w <= enforced) {
             break;
         }
         moved = true;
@@ -111,7 +114,7 @@ pub(super) fn enforce(
         for (k, &at) in visit.iter().enumerate() {
             // A push lost to rounding moves nobody, and its neighbours' pushes
             // stay what they were: unless still too close, it brings none in.
-            if push[k] != Vec2::ZERO && (to[k] != grid.point_at(at) || worst[k] > TOLERANCE * t_min) {
+            if push[k] != Vec2::ZERO && (to[k] != grid.point_at(at) || worst[k] > enforced) {
                 let i = grid.order()[at] as usize;
                 largest = largest.max(to[k].distance(grid.point_at(at)));
                 next[i] = to[k];
