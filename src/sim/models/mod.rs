@@ -29,9 +29,11 @@ use crate::world::markers::Change;
 
 /// An agent's own state, the only state of another agent's that no stage
 /// reads: the streams it has drawn, by purpose, over its life, and the model
-/// that drives it with what that model keeps for it.
+/// that drives it with what that model keeps for it. Both boxed: the
+/// organise stages scan every agent's drive for the model driving it, and a
+/// small drive keeps that scan within the cache.
 pub(crate) struct Drive {
-    pub draws: Draws,
+    pub draws: Box<Draws>,
     driven: Driven,
 }
 
@@ -99,7 +101,7 @@ macro_rules! models {
         impl Drive {
             /// An agent before its first mode: driven by the default model, nothing drawn.
             pub fn new() -> Drive {
-                Drive { draws: Draws::default(), driven: Driven::$DVariant(Box::default()) }
+                Drive { draws: Box::default(), driven: Driven::$DVariant(Box::default()) }
             }
 
             /// Driven by the default model: no other model has it.
