@@ -89,9 +89,15 @@ pub(super) fn enforce(
     let mut moved = false;
     for sweep in 1..=MAX_SWEEPS {
         let omega = if sweep == 1 { 1.0 } else { OMEGA };
-        push.resize(visit.len(), Vec2::ZERO);
-        worst.resize(visit.len(), 0.0);
-        to.resize(visit.len(), Vec2::ZERO);
+        // Grown, never cut: every entry a sweep reads it writes first, and
+        // zeroing the first sweep's 100,000 of them each step is not free.
+        let m = visit.len();
+        if push.len() < m {
+            push.resize(m, Vec2::ZERO);
+            worst.resize(m, 0.0);
+            to.resize(m, Vec2::ZERO);
+        }
+        let (push, worst, to) = (&mut push[..m], &mut worst[..m], &mut to[..m]);
         let (index, visiting): (&Grid, &[usize]) = (grid, visit);
         let bodies = Bodies { radius: &scene.agents.radius, movable: takes_part, ids: &scene.agents.id };
         let chunks: Vec<_> = push.chunks_mut(CHUNK).zip(worst.chunks_mut(CHUNK)).zip(to.chunks_mut(CHUNK)).collect();
