@@ -55,8 +55,6 @@ pub(crate) struct Mind {
     pub closest: f64,
     /// When it last came [`PROGRESS`] closer to the object it walks to, s.
     pub closer_at: f64,
-    /// It came no closer to the object it walks to for [`STALL_TIME`].
-    pub stalled: bool,
 }
 
 /// A walker to an object makes progress when it comes this much closer to it, m.
@@ -193,6 +191,10 @@ pub(crate) struct Agents {
     /// Nothing but an arrival can change the agent's decision (it is leaving,
     /// or in the only mode its behaviour can be in), so `decide` skips it.
     pub settled: Vec<bool>,
+    /// Walking to an object, it came no closer to it for [`STALL_TIME`]
+    /// (apart from [`Mind`]: written every step for everyone, and a mind is
+    /// a cache line).
+    pub stalled: Vec<bool>,
     /// Appeared this step and already decided at its creation time: the next
     /// pass moves it without deciding again.
     pub fresh: Vec<bool>,
@@ -241,6 +243,7 @@ impl Agents {
         self.arrived.push(false);
         self.leaving.push(false);
         self.settled.push(false);
+        self.stalled.push(false);
         self.fresh.push(true);
         self.mind.push(a.mind);
         self.memory.push(None);
@@ -272,6 +275,7 @@ impl Agents {
         retain(&mut self.arrived, keep);
         retain(&mut self.leaving, keep);
         retain(&mut self.settled, keep);
+        retain(&mut self.stalled, keep);
         retain(&mut self.fresh, keep);
         retain(&mut self.mind, keep);
         retain(&mut self.memory, keep);

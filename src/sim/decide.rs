@@ -26,7 +26,7 @@
 //! standing against a wall cannot be reached closer. A walker to an object
 //! also arrives when it came no `agents::PROGRESS` nearer to it for
 //! `agents::STALL_TIME` within `arrival_radius` + [`CHAIN_REACH`] of it
-//! (`Mind::stalled`): the people standing there let it no nearer, though it
+//! (`Agents::stalled`): the people standing there let it no nearer, though it
 //! may still be shuffling (the one-step test misses a walker sidestepping
 //! back and forth). A region's aim point is inside it; an agent arrives in a
 //! region once inside it and then by the same three rules (anywhere
@@ -238,8 +238,7 @@ impl<'p> Simulation<'p> {
             return false;
         }
         // Stalled by those standing at an object: as near as it gets.
-        let m = &self.scene.agents.mind[i];
-        if matches!(aim, Goal::Object(_)) && walking && m.stalled {
+        if matches!(aim, Goal::Object(_)) && walking && self.scene.agents.stalled[i] {
             return true;
         }
         let mut touching = false;
@@ -441,11 +440,11 @@ impl<'p> Simulation<'p> {
         m.since = t;
         m.closest = f64::INFINITY;
         m.closer_at = t;
-        m.stalled = false;
         m.picked = false;
         m.dwell_end = None;
         m.aim_is_own_goal = false;
         self.scene.agents.arrived[i] = false;
+        self.scene.agents.stalled[i] = false;
         self.scene.agents.aim[i] = Goal::None;
         self.scene.agents.mode_label[i] = if mode == NONE { self.idle_label } else { self.mode_offset[b] + mode };
         if let Some(r) = resumed {
@@ -601,7 +600,7 @@ impl<'p> Simulation<'p> {
             self.scene.agents.aim[i] = g;
             self.scene.agents.arrived[i] = false;
             m.closest = f64::INFINITY;
-            m.stalled = false;
+            self.scene.agents.stalled[i] = false;
         }
         if g != Goal::None {
             self.log[self.scene.agents.id[i] as usize].sought |= m.aim_is_own_goal;

@@ -729,23 +729,25 @@ impl<'p> Simulation<'p> {
         let agents = &mut self.scene.agents;
         let (aim, arrived, pos, objects) = (&agents.aim, &agents.arrived, &agents.pos, &self.scene.program.objects);
         let len = workers::light_chunk(agents.mind.len());
-        self.workers.for_each(agents.mind.chunks_mut(len).collect(), |k, minds| {
-            for (j, m) in minds.iter_mut().enumerate() {
+        let chunks: Vec<_> = agents.stalled.chunks_mut(len).zip(agents.mind.chunks_mut(len)).collect();
+        self.workers.for_each(chunks, |k, (stalled, minds)| {
+            for (j, s) in stalled.iter_mut().enumerate() {
                 let i = k * len + j;
                 let Goal::Object(o) = aim[i] else {
-                    m.stalled = false;
+                    *s = false;
                     continue;
                 };
                 if arrived[i] {
-                    m.stalled = false;
+                    *s = false;
                     continue;
                 }
+                let m = &mut minds[j];
                 let d = pos[i].distance(objects[o.index()].position);
                 if d <= m.closest - agents::PROGRESS {
                     m.closest = d;
                     m.closer_at = t;
                 }
-                m.stalled = t - m.closer_at >= agents::STALL_TIME - 1e-9;
+                *s = t - m.closer_at >= agents::STALL_TIME - 1e-9;
             }
         });
     }

@@ -332,7 +332,6 @@ impl Simulation<'_> {
                 holds: false,
                 closest: f64::INFINITY,
                 closer_at: t,
-                stalled: false,
             },
         });
         self.log.push(AgentLog { id, population: p as u32, born: t, removed: None, arrived: None, sought: false });

@@ -455,7 +455,7 @@ impl Units {
         let (pos, team) = (agents.pos[i], agents.mind[i].member.team);
         let reach = agents.radius[i] + scene.max_radius;
         let straight = pos + goal_step(pos, target, step);
-        let stalled = agents.mind[i].stalled;
+        let stalled = agents.stalled[i];
         let bodies = scene.program.switches.turn_round_bodies;
         let blocked = |q: Vec2| {
             let mut hit = false;
