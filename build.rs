@@ -6,7 +6,7 @@
 #[path = "tests/tools/mod.rs"]
 mod tools;
 use tools::{
-    chromium, clients_available, pedpy_available, pyarrow_available, pygls_available, slurm_available,
+    aarch64, chromium, clients_available, pedpy_available, pyarrow_available, pygls_available, slurm_available,
     textmate_available,
 };
 
@@ -18,7 +18,8 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(no_textmate)");
     println!("cargo:rustc-check-cfg=cfg(no_pyarrow)");
     println!("cargo:rustc-check-cfg=cfg(no_pygls)");
-    for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "PATH"] {
+    println!("cargo:rustc-check-cfg=cfg(no_aarch64)");
+    for var in ["CI", "CROWD_CHROMIUM", "CROWD_PYTHON", "CROWD_AARCH64_RUSTC", "PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -47,5 +48,8 @@ fn main() {
     }
     if !pygls_available() {
         println!("cargo:rustc-cfg=no_pygls");
+    }
+    if aarch64().is_none() {
+        println!("cargo:rustc-cfg=no_aarch64");
     }
 }
