@@ -42,11 +42,7 @@ pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CROWD_CHROMIUM") {
         return Some(PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
-        .find(|p| p.is_file())
+    on_path(&["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"])
 }
 
 /// Whether a SLURM cluster answers here: `sinfo` lists a node that can take
@@ -102,17 +98,14 @@ fn has_aarch64_std(rustc: &std::path::Path) -> bool {
 /// statically, see `tests/cross_arch.rs`); and `qemu-aarch64`. `None` when
 /// any is missing.
 pub fn aarch64() -> Option<Aarch64> {
-    let rustc = match std::env::var_os("CROWD_AARCH64_RUSTC") {
-        Some(r) => PathBuf::from(r),
-        None => [on_path(&["rustc"]), Some(PathBuf::from("/usr/bin/rustc"))]
-            .into_iter()
-            .flatten()
-            .find(|r| has_aarch64_std(r))?,
+    let candidates = match std::env::var_os("CROWD_AARCH64_RUSTC") {
+        Some(r) => vec![Some(PathBuf::from(r))],
+        None => vec![on_path(&["rustc"]), Some(PathBuf::from("/usr/bin/rustc"))],
     };
     let static_libc = std::path::Path::new("/usr/aarch64-linux-gnu/lib/libc.a").is_file();
     Some(Aarch64 {
         linker: on_path(&["aarch64-linux-gnu-gcc"]).filter(|_| static_libc)?,
         qemu: on_path(&["qemu-aarch64", "qemu-aarch64-static"])?,
-        rustc: has_aarch64_std(&rustc).then_some(rustc)?,
+        rustc: candidates.into_iter().flatten().find(|r| has_aarch64_std(r))?,
     })
 }
