@@ -35,6 +35,17 @@ fn a_trio_kept_side_by_side_fails_the_door() {
 }
 
 #[test]
+fn a_wide_v_laid_out_as_a_45_degree_one_fits_the_second_door_wide_v() {
+    // At 70° the middle-to-wing distance sets the V's size; at 45° the wings do.
+    let failed = broken("scenarios/semantic_groups/wide_v.crowd", |p| {
+        p.params.semantic_groups.v_angle = std::f64::consts::FRAC_PI_4;
+    });
+    assert_fails(&failed, "formation of trio is river");
+    let failed = broken("scenarios/semantic_groups/wide_v.crowd", |p| fix_formation(p, Formation::SideBySide));
+    assert_fails(&failed, "formation of trio is v");
+}
+
+#[test]
 fn groups_kept_in_a_river_fail_the_corridor() {
     let failed = broken("scenarios/semantic_groups/corridor.crowd", |p| fix_formation(p, Formation::River));
     assert_fails(&failed, "is side_by_side at 24 s");
