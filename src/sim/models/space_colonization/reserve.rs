@@ -125,9 +125,7 @@ impl Tables {
             if walk.moved_on || walk.left_at {
                 let id = scene.agents.id[i];
                 for m in walk.held_at.drain(..) {
-                    if self.held[m as usize] == id {
-                        self.held[m as usize] = NONE;
-                    }
+                    give_back(&mut self.held, m, id, &walk.held_next);
                 }
                 if walk.moved_on {
                     walk.held_at = std::mem::take(&mut walk.held_next);
@@ -180,11 +178,11 @@ impl Tables {
         let Some(tree) = walk.tree.as_ref().filter(|t| (walk.next as usize) < t.len()) else { return };
         let way = (tree.pos(walk.next) - tree.pos(walk.at)).normalize_or_zero();
         let (pos, radius, id) = (scene.agents.pos[i], scene.agents.radius[i], scene.agents.id[i]);
-        let held = &mut self.held;
+        let (held, next) = (&mut self.held, &walk.held_next);
         walk.held_at.retain(|&m| {
             let passed = (scene.markers.positions[m as usize] - pos).dot(way) < -radius;
-            if passed && held[m as usize] == id {
-                held[m as usize] = NONE;
+            if passed {
+                give_back(held, m, id, next);
             }
             !passed
         });
@@ -318,6 +316,15 @@ fn standing_in_the_way(scene: &Scene, i: usize, walk: &Walk, node: Vec2) -> Opti
     found
 }
 
+/// Gives marker `m` back from agent `id`, unless `id` holds it for its next
+/// node too (`next`): a node nearer than `α` to the one walked from, a last
+/// leg or a short sidestep, shares markers with it.
+fn give_back(held: &mut [u32], m: u32, id: u32, next: &[u32]) {
+    if held[m as usize] == id && !next.contains(&m) {
+        held[m as usize] = NONE;
+    }
+}
+
 /// Adds to `list` the markers of `near` that nobody else holds; whether that is all of them.
 fn hold_free(held: &mut [u32], near: &[u32], id: u32, list: &mut Vec<u32>) -> bool {
     let mut all = true;
@@ -343,4 +350,20 @@ fn try_hold(held: &mut [u32], wanted: &[u32], id: u32) -> Result<(), u32> {
         held[m as usize] = id;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marker_held_for_the_next_node_too_is_not_given_back() {
+        let (me, other) = (3, 4);
+        let mut held = vec![me, me, other, NONE];
+        // Markers 0 and 1 were the node walked from's; 1 is also the next node's.
+        for m in [0, 1, 2, 3] {
+            give_back(&mut held, m, me, &[1]);
+        }
+        assert_eq!(held, vec![NONE, me, other, NONE]);
+    }
 }
