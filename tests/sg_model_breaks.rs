@@ -46,6 +46,14 @@ fn a_wide_v_laid_out_as_a_45_degree_one_fits_the_second_door_wide_v() {
 }
 
 #[test]
+fn walkers_that_do_not_turn_round_bodies_lock_on_one_line_head_on_line() {
+    let failed = broken("scenarios/semantic_groups/head_on_line.crowd", |p| p.switches.turn_round_bodies = false);
+    assert_fails(&failed, "east_walker reaches goal");
+    assert_fails(&failed, "west_walker reaches goal");
+    assert_fails(&failed, "of east_walker inside south_of_line");
+}
+
+#[test]
 fn groups_kept_in_a_river_fail_the_corridor() {
     let failed = broken("scenarios/semantic_groups/corridor.crowd", |p| fix_formation(p, Formation::River));
     assert_fails(&failed, "is side_by_side at 24 s");
