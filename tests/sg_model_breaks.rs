@@ -46,6 +46,15 @@ fn a_wide_v_laid_out_as_a_45_degree_one_fits_the_second_door_wide_v() {
 }
 
 #[test]
+fn groups_kept_side_by_side_are_not_in_a_v_pair() {
+    // Side by side at one spacing, a pair's spread is the V's: only the
+    // formation claims can tell.
+    let failed = broken("scenarios/semantic_groups/v_pair.crowd", |p| fix_formation(p, Formation::SideBySide));
+    assert_fails(&failed, "formation of pair is v");
+    assert_fails(&failed, "formation of trio is v");
+}
+
+#[test]
 fn walkers_that_do_not_turn_round_bodies_lock_on_one_line_head_on_line() {
     let failed = broken("scenarios/semantic_groups/head_on_line.crowd", |p| p.switches.turn_round_bodies = false);
     assert_fails(&failed, "east_walker reaches goal");
