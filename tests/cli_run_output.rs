@@ -48,6 +48,35 @@ fn the_default_path_threads_and_stdout_give_the_same_trace() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// `-o /dev/null` replaced the system's /dev/null with the trace (written
+/// to a temporary name and renamed over it) and wrote `/dev/null.meta.json`
+/// beside it. A pipe stands in for the device here.
+#[cfg(unix)]
+#[test]
+fn a_trace_written_to_a_pipe_leaves_the_pipe_in_place_and_no_metadata() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("run-pipe");
+    scenario(&dir);
+    assert!(crowd(&dir, &["run", "flow.crowd", "--out", "file.csv"]).status.success());
+    let made = std::process::Command::new("mkfifo").arg(dir.join("pipe.csv")).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) makes the pipe");
+    // The reader waits in its open until a writer opens the pipe: it reports
+    // through a channel, so that a pipe nobody wrote fails the test instead
+    // of hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let pipe = dir.join("pipe.csv");
+    std::thread::spawn(move || tx.send(fs::read(pipe).unwrap()));
+    let o = crowd(&dir, &["run", "flow.crowd", "--out", "pipe.csv"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(fs::metadata(dir.join("pipe.csv")).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+    let carried = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the trace went through the pipe");
+    assert!(carried == fs::read(dir.join("file.csv")).unwrap(), "the pipe carries the trace");
+    assert!(!dir.join("pipe.meta.json").exists(), "no metadata beside a pipe");
+    assert!(stderr.contains("no metadata"), "says so: {stderr}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn seed_precision_and_stats() {
     let dir = temp_dir("run-opts");

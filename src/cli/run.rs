@@ -227,6 +227,9 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
         _ => super::export::default_path(&args.file, format),
     });
     let to_stdout = out.as_os_str() == "-";
+    // A device or a pipe (`-o /dev/null`) takes the trace in place, and has
+    // no folder of files for the metadata to sit in.
+    let special = !to_stdout && crate::trace::is_special(&out);
     if format != Format::Csv && (to_stdout || args.precision.is_some()) {
         return Err(Failure::io(format!(
             "--format {}: {} is for CSV traces",
@@ -236,8 +239,10 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
     }
     if !to_stdout {
         super::not_an_input(&out, &[&args.file])?;
-        super::not_an_input(&meta_path(&out), &[&args.file])?;
-        crate::trace::sweep_stale(&[out.clone(), meta_path(&out)]);
+        if !special {
+            super::not_an_input(&meta_path(&out), &[&args.file])?;
+            crate::trace::sweep_stale(&[out.clone(), meta_path(&out)]);
+        }
     }
     let threads = args.threads.map(usize::from);
     let report = sim::with_threads(threads, || -> Result<Report, Failure> {
@@ -253,15 +258,21 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 outcome = Some(run.go(sink, &mut |done, _| progress.tick(done))?);
                 progress.done();
                 finish_from = Instant::now();
-                remove_meta(&out)
+                if special {
+                    Ok(())
+                } else {
+                    remove_meta(&out)
+                }
             })
             .map_err(writing_failure(&out))?;
             // A sink may do most of its writing when finished (Parquet
             // encodes its last row group then): that is writing too.
             let finish = finish_from.elapsed();
             let Some(outcome) = outcome else { unreachable!("the sink was fed") };
-            let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
-            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
+            if !special {
+                let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
+                write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
+            }
             return Ok(Report { outcome, rows, wall: start.elapsed(), finish });
         }
         if to_stdout {
@@ -280,19 +291,33 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 finish_from = Instant::now();
                 drain = d;
                 result = Some((outcome, rows));
-                remove_meta(&out)
+                if special {
+                    Ok(())
+                } else {
+                    remove_meta(&out)
+                }
             })
             .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();
             let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
-            let extra = MetaExtra { precision: args.precision, overrides: overrides.clone(), ..MetaExtra::default() };
-            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
+            if !special {
+                let extra =
+                    MetaExtra { precision: args.precision, overrides: overrides.clone(), ..MetaExtra::default() };
+                write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
+            }
             Ok(Report { outcome, rows, wall: start.elapsed(), finish })
         }
     })
     .map_err(Failure::io)??;
     if to_stdout {
         eprintln!("wrote the trace to standard output ({} frames, {} rows)", report.outcome.frames, report.rows);
+    } else if special {
+        eprintln!(
+            "wrote the trace to {} ({} frames, {} rows), in place: it is not a file, so no metadata is written",
+            out.display(),
+            report.outcome.frames,
+            report.rows
+        );
     } else {
         eprintln!(
             "wrote {} ({} frames, {} rows) and {}",

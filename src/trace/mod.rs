@@ -6,7 +6,8 @@
 //!   scenario's optional columns in the order it lists them;
 //! - numbers in the form of [`float`]: shortest round-trip decimals, no exponents, no `-0`;
 //! - a file at its final path is always complete: every writer goes through
-//!   [`write_atomic`] (temporary name in the same folder, fsync, rename).
+//!   [`write_atomic`] (temporary name in the same folder, fsync, rename); a
+//!   device or pipe (`/dev/null`) is written in place, never replaced.
 //!
 //! `trace` reads results; it never calls back into `sim`.
 
@@ -58,6 +59,11 @@ pub fn write_atomic_with<E: From<io::Error>>(
 /// SQLite does): `f` writes the temporary file, which is then synced and
 /// renamed. Creates the parent folder if it is missing.
 pub fn write_atomic_path<E: From<io::Error>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+    // A rename would put a file where the device or pipe stood: `-o /dev/null`
+    // replaced the system's /dev/null with a trace.
+    if is_special(path) {
+        return f(path);
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -77,6 +83,13 @@ pub fn write_atomic_path<E: From<io::Error>>(path: &Path, f: impl FnOnce(&Path) 
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Whether `path` names something other than a file or a folder: a device
+/// (`/dev/null`), a pipe, a socket. It is written in place, and no metadata
+/// file sits beside it.
+pub fn is_special(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Removes the temporary files that killed writers of `targets` (files of
@@ -165,6 +178,28 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"one");
         let leftovers = fs::read_dir(path.parent().unwrap()).unwrap().count();
         assert_eq!(leftovers, 1, "the temporary file is removed after a failure");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("crowd-pipe-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let pipe = dir.join("p.csv");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) makes the pipe");
+        // The reader waits in its open for a writer: a channel, so that a
+        // pipe nobody wrote fails the test instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let read_end = pipe.clone();
+        std::thread::spawn(move || tx.send(fs::read(read_end).unwrap()));
+        write_atomic(&pipe, |w| w.write_all(b"id,frame\n")).unwrap();
+        assert!(fs::metadata(&pipe).unwrap().file_type().is_fifo(), "still a pipe");
+        let carried = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("written through the pipe");
+        assert_eq!(carried, b"id,frame\n");
+        assert!(is_special(&pipe) && !is_special(&dir) && !is_special(&dir.join("none")));
         let _ = fs::remove_dir_all(&dir);
     }
 
