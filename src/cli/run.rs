@@ -151,7 +151,9 @@ pub(crate) struct MetaExtra {
 }
 
 /// Writes the metadata of a run whose trace went to `trace`, beside it
-/// (`trace.csv` → `trace.meta.json`), atomically; returns what it wrote.
+/// (`trace.csv` → `trace.meta.json`), atomically; returns what it wrote. A
+/// trace written in place to a device or a pipe (`-o /dev/null`) has no
+/// folder of files for it: nothing is written then.
 pub(crate) fn write_meta(
     trace: &Path,
     program: &Program,
@@ -175,15 +177,20 @@ pub(crate) fn write_meta(
     };
     let meta = meta_path(trace);
     let text = meta_json(program, &info);
-    write_atomic(&meta, |w| w.write_all(text.as_bytes()))
-        .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))?;
+    if !crate::trace::is_special(trace) {
+        write_atomic(&meta, |w| w.write_all(text.as_bytes()))
+            .map_err(|e| Failure::io(format!("cannot write {}: {e}", meta.display())))?;
+    }
     Ok(text)
 }
 
 /// Removes the metadata of the run a new trace at `out` replaces, before the
 /// trace takes its name: a failure to write the new metadata (a full disk)
-/// then leaves none rather than a wrong one.
+/// then leaves none rather than a wrong one. A device or a pipe has none.
 fn remove_meta(out: &Path) -> Result<(), SimError> {
+    if crate::trace::is_special(out) {
+        return Ok(());
+    }
     match std::fs::remove_file(meta_path(out)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SimError::Record(e)),
         _ => Ok(()),
@@ -258,21 +265,15 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 outcome = Some(run.go(sink, &mut |done, _| progress.tick(done))?);
                 progress.done();
                 finish_from = Instant::now();
-                if special {
-                    Ok(())
-                } else {
-                    remove_meta(&out)
-                }
+                remove_meta(&out)
             })
             .map_err(writing_failure(&out))?;
             // A sink may do most of its writing when finished (Parquet
             // encodes its last row group then): that is writing too.
             let finish = finish_from.elapsed();
             let Some(outcome) = outcome else { unreachable!("the sink was fed") };
-            if !special {
-                let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
-                write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
-            }
+            let extra = MetaExtra { overrides: overrides.clone(), ..MetaExtra::default() };
+            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
             return Ok(Report { outcome, rows, wall: start.elapsed(), finish });
         }
         if to_stdout {
@@ -291,20 +292,13 @@ fn run_inner(args: &RunArgs) -> Result<(), Failure> {
                 finish_from = Instant::now();
                 drain = d;
                 result = Some((outcome, rows));
-                if special {
-                    Ok(())
-                } else {
-                    remove_meta(&out)
-                }
+                remove_meta(&out)
             })
             .map_err(writing_failure(&out))?;
             let finish = drain + finish_from.elapsed();
             let Some((outcome, rows)) = result else { unreachable!("the writer ran") };
-            if !special {
-                let extra =
-                    MetaExtra { precision: args.precision, overrides: overrides.clone(), ..MetaExtra::default() };
-                write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
-            }
+            let extra = MetaExtra { precision: args.precision, overrides: overrides.clone(), ..MetaExtra::default() };
+            write_meta(&out, program, &file, seed, (&outcome, rows), extra)?;
             Ok(Report { outcome, rows, wall: start.elapsed(), finish })
         }
     })
