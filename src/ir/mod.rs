@@ -131,6 +131,11 @@ pub struct Switches {
     /// when it brings it closer to the target, and otherwise grows its tree
     /// again where it stands, as starved; off: it walks on along its branch.
     pub pursue_closer: bool,
+    /// A pursuer whose target moved on walks on along its way while a tree
+    /// regrown for the target's new place grows beside it, and takes the
+    /// regrown way only when it is the shorter; off: the way beyond its next
+    /// node is cut and regrown at once, and it follows the regrown tree.
+    pub pursuit_keeps_way: bool,
     /// Every character is a wall on every BVP group map (Silveira et al.);
     /// off: a map holds only the world's walls and its border.
     pub characters_on_maps: bool,
@@ -174,6 +179,7 @@ impl Default for Switches {
             escape_farther: true,
             escape_round_corners: true,
             pursue_closer: true,
+            pursuit_keeps_way: true,
             claims_to_nearest_tree: true,
             keep_turn_side: true,
             turn_round_bodies: true,

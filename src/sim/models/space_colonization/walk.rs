@@ -128,6 +128,9 @@ pub(crate) struct Walk {
     /// later tree with a nearer node may have taken some of them since:
     /// `Tables::claimed` says whose each one is, and every give-back checks it.
     pub claimed: Vec<u32>,
+    /// Pursue: the tree regrown for the target's new place, rooted at the
+    /// next node, growing while the agent walks on along its way.
+    pub fresh: Option<Tree>,
     /// How the walk to the next node goes.
     pub progress: Progress,
     /// Steps its tree could not grow a single node.
@@ -222,6 +225,7 @@ impl Walk {
             None => self.tree = Some(Tree::new(pos)),
         }
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
+        self.fresh = None;
     }
 
     /// Escaping, a runner whose regrown tree again leads only back towards
@@ -265,6 +269,30 @@ impl Walk {
             tree.iterations = 0;
         }
         self.done = false;
+    }
+
+    /// The regrown way in place of the kept one, from the node at `root`:
+    /// the next node, or the node walked from once the agent reached it. A
+    /// walk that has gone on past `root` keeps its way.
+    fn graft(&mut self, root: Vec2, way: &[Vec2]) {
+        let Some(tree) = &self.tree else { return };
+        let mut k = if self.next != NO_NODE && tree.pos(self.next) == root {
+            self.cut_beyond_next();
+            self.next
+        } else if tree.pos(self.at) == root {
+            self.cut_ahead();
+            self.at
+        } else {
+            return;
+        };
+        let Some(tree) = &mut self.tree else { return };
+        for &q in way.iter().skip(1) {
+            k = tree.push_child(k, q);
+            if self.next == NO_NODE {
+                self.next = k;
+            }
+        }
+        self.done = true;
     }
 
     /// Branch death: everything ahead of the node walked from is cut, and the
@@ -357,9 +385,19 @@ impl Growth {
                 Lure::Goal(_) if !reserve && !disjoint && walk.next == NO_NODE => walk.restart(pos, point),
                 // On its way, a pursuer keeps the node it walks to: a tree
                 // regrown where it stood could take the other side of an
-                // obstacle each time, back and forth (fig03_pursue).
+                // obstacle each time, back and forth (fig03_pursue). And it
+                // walks on along its way while the regrown tree grows from
+                // that node: cut there at once, the regrown tree's first
+                // branch round a long wall was the one along it towards the
+                // target, and a hunter two metres short of the wall's far
+                // end turned back under the whole wall (`pursuit_wall`).
                 Lure::Goal(_) if !reserve && !disjoint => {
-                    walk.cut_beyond_next();
+                    if scene.program.switches.pursuit_keeps_way {
+                        walk.fresh = walk.tree.as_ref().map(|t| Tree::new(t.pos(walk.next)));
+                        walk.done = false;
+                    } else {
+                        walk.cut_beyond_next();
+                    }
                     walk.aimed = point;
                 }
                 _ => {
@@ -385,10 +423,12 @@ impl Growth {
                     tree.prune_at(n, NO_NODE, &mut [&mut at, &mut next]);
                     (walk.at, walk.next) = (at, next);
                     walk.done = true;
+                    walk.fresh = None;
                 }
             }
         }
-        if !walk.done && tree.iterations < self.max_iterations {
+        let grows = !walk.done && tree.iterations < self.max_iterations;
+        if grows || walk.fresh.is_some() {
             let avoid = walk.avoid;
             let own = disjoint && walk.starved_steps as f64 * scene.clock.dt < STARVED_PATIENCE;
             let usable = move |m: u32| {
@@ -403,11 +443,35 @@ impl Growth {
                 Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable, shorten };
             let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
-            tree.grow(&field, &params, lure, head, &mut || rng.unit());
-            if let Lure::Goal(g) = lure {
-                let best = tree.best_in(head, lure);
-                if tree.pos(best).distance(g) <= params.alpha {
-                    walk.done = true;
+            if grows {
+                tree.grow(&field, &params, lure, head, &mut || rng.unit());
+                if let Lure::Goal(g) = lure {
+                    let best = tree.best_in(head, lure);
+                    if tree.pos(best).distance(g) <= params.alpha {
+                        walk.done = true;
+                    }
+                }
+            }
+            if let (Some(fresh), Lure::Goal(g)) = (&mut walk.fresh, lure) {
+                fresh.grow(&field, &params, lure, 0, &mut || rng.unit());
+                let best = fresh.best_in(0, lure);
+                let ended = fresh.iterations >= self.max_iterations;
+                if ended || fresh.pos(best).distance(g) <= params.alpha {
+                    let way = way_of(fresh, best);
+                    let fresh_len = if ended { f64::INFINITY } else { way_length(&way, g) };
+                    let root = fresh.pos(0);
+                    let kept = tree.best_in(head, lure);
+                    let kept_way = way_of(tree, kept);
+                    let from_root = kept_way.iter().position(|&q| q == root).map(|k| &kept_way[k..]);
+                    let in_sight = scene.space.segment_clear(tree.pos(kept), g, agents.radius[i]);
+                    let kept_len = match from_root {
+                        Some(w) if in_sight => way_length(w, g),
+                        _ => f64::INFINITY,
+                    };
+                    if fresh_len < kept_len {
+                        walk.graft(root, &way);
+                    }
+                    walk.fresh = None;
                 }
             }
         }
@@ -596,6 +660,24 @@ impl Growth {
         walk.avoid = false;
         true
     }
+}
+
+/// The positions from the root of `tree` to node `n`.
+fn way_of(tree: &Tree, n: u32) -> Vec<Vec2> {
+    let mut way = Vec::new();
+    let mut k = n;
+    while k != NO_NODE {
+        way.push(tree.pos(k));
+        k = tree.parent(k);
+    }
+    way.reverse();
+    way
+}
+
+/// The length of `way`, then straight on to `g`.
+fn way_length(way: &[Vec2], g: Vec2) -> f64 {
+    let along: f64 = way.windows(2).map(|w| w[0].distance(w[1])).sum();
+    along + way.last().map_or(0.0, |q| q.distance(g))
 }
 
 impl Progress {
