@@ -45,6 +45,9 @@
 //!   stands nearer it: they crowd in and push the target out of its place.
 //! - `pursuit_pillar`: the hunter seeking where the target started instead
 //!   of pursuing it: it does not stay on the target's heels.
+//! - `pursuit_wall`: the hunter seeking where the target started: it does
+//!   not reach the target; and a hunter whose way is cut and regrown at
+//!   once each time the target moves on: it turns back under the wall.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
 //!   anyone who arrived: the room fills in a crust on one side.
 
@@ -403,6 +406,20 @@ fn seeking_where_the_target_was_loses_it_pursuit_pillar() {
     let mut program = holding("pursuit_pillar");
     seek_where_the_target_started(&mut program);
     assert_fails(&program, "hunter within 1 m of target");
+}
+
+#[test]
+fn seeking_where_the_target_was_loses_it_pursuit_wall() {
+    let mut program = holding("pursuit_wall");
+    seek_where_the_target_started(&mut program);
+    assert_fails(&program, "hunter within 1 m of target");
+}
+
+#[test]
+fn hunters_that_cut_their_way_at_once_turn_back_under_the_wall_pursuit_wall() {
+    let mut program = holding("pursuit_wall");
+    program.switches.pursuit_keeps_way = false;
+    assert_fails(&program, "hunter inside under_wall during 15 s to 40 s");
 }
 
 #[test]
