@@ -42,7 +42,7 @@ use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 
 use crate::ir::{limits, Rect, Shape, Vec2};
-use crate::world::geometry::{blocks, bounding_box};
+use crate::world::geometry::{blocks, bounding_box, polyline_length};
 use crate::world::markers::Markers;
 use crate::world::walkable::Walkable;
 
@@ -544,7 +544,7 @@ pub fn find_path(grid: &NodeGrid, start: Vec2, goal: Vec2, search: Search) -> Op
     if search.smooth {
         points = string_pull(grid, &points, search.clearance.max(grid.clearance));
     }
-    let length = points.windows(2).map(|w| w[0].distance(w[1])).sum();
+    let length = polyline_length(&points);
     Some(Path { points, nodes, length, cost: steps * grid.cell, start_snapped, goal_snapped })
 }
 

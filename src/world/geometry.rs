@@ -128,13 +128,18 @@ pub fn contains(shape: &Shape, p: Vec2) -> bool {
     }
 }
 
+/// Length of the polyline through `points`, m.
+pub fn polyline_length(points: &[Vec2]) -> f64 {
+    points.windows(2).map(|w| w[0].distance(w[1])).sum()
+}
+
 /// Area of the shape, m² (polylines: length × width, ignoring overlaps at joints).
 pub fn area(shape: &Shape) -> f64 {
     match shape {
         Shape::Rect(r) => r.area(),
         Shape::Circle { radius, .. } => std::f64::consts::PI * radius * radius,
         Shape::Polygon(points) => signed_area2(points).abs() / 2.0,
-        Shape::Polyline { points, width } => points.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() * width,
+        Shape::Polyline { points, width } => polyline_length(points) * width,
         Shape::Segment { .. } => 0.0,
     }
 }

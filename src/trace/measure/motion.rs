@@ -5,6 +5,7 @@ use crate::ir::Vec2;
 use crate::math;
 use crate::trace::metrics::bbox;
 use crate::trace::metrics::MOVING;
+use crate::world::geometry::polyline_length;
 use crate::world::grid::Grid;
 
 use super::load::Trace;
@@ -14,17 +15,12 @@ pub const MIN_STRAIGHT: f64 = 1.0;
 /// Local density counts agents within this distance (the agent included), m.
 pub const DENSITY_RADIUS: f64 = 1.0;
 
-/// Length of the polyline through `points`, m.
-pub fn path_length(points: &[Vec2]) -> f64 {
-    points.windows(2).map(|w| w[0].distance(w[1])).sum()
-}
-
 /// Path length over the straight distance between its ends; `None` when the
 /// ends are closer than [`MIN_STRAIGHT`].
 pub fn path_ratio(points: &[Vec2]) -> Option<f64> {
     let (a, b) = (points.first()?, points.last()?);
     let straight = a.distance(*b);
-    (straight >= MIN_STRAIGHT).then(|| path_length(points) / straight)
+    (straight >= MIN_STRAIGHT).then(|| polyline_length(points) / straight)
 }
 
 /// Per track: path length and, when defined, the ratio to the straight line.
@@ -34,7 +30,7 @@ pub fn paths(trace: &Trace) -> Vec<(f64, Option<f64>)> {
         .map(|k| {
             pts.clear();
             pts.extend(trace.tracks.rows(k).iter().map(|&r| trace.pos[r as usize]));
-            (path_length(&pts), path_ratio(&pts))
+            (polyline_length(&pts), path_ratio(&pts))
         })
         .collect()
 }
