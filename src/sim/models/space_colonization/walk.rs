@@ -8,6 +8,7 @@ use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::rng::{stream, Draws, Purpose};
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
+use crate::world::geometry::polyline_length;
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
 use std::f64::consts::{PI, TAU};
@@ -271,6 +272,29 @@ impl Walk {
         self.done = false;
     }
 
+    /// Pursue, once the regrown tree reached the target `g` at its node
+    /// `best` (or ran out of iterations, `ended`): its way replaces the kept
+    /// one when it is the shorter, both measured from its root along their
+    /// nodes and then straight to `g`; the kept way counts only when its
+    /// best node has `g` in sight of a body of `radius`.
+    fn settle_regrown(&mut self, scene: &Scene, lure: Lure, g: Vec2, best: u32, ended: bool, radius: f64) {
+        let (Some(tree), Some(fresh)) = (&self.tree, self.fresh.take()) else { return };
+        let way = way_of(&fresh, best);
+        let fresh_len = if ended { f64::INFINITY } else { way_length(&way, g) };
+        let root = fresh.pos(0);
+        let head = if self.next != NO_NODE { self.next } else { self.at };
+        let kept = tree.best_in(head, lure);
+        let kept_way = way_of(tree, kept);
+        let from_root = kept_way.iter().position(|&q| q == root).map(|k| &kept_way[k..]);
+        let kept_len = match from_root {
+            Some(w) if scene.space.segment_clear(tree.pos(kept), g, radius) => way_length(w, g),
+            _ => f64::INFINITY,
+        };
+        if fresh_len < kept_len {
+            self.graft(root, &way);
+        }
+    }
+
     /// The regrown way in place of the kept one, from the node at `root`:
     /// the next node, or the node walked from once the agent reached it. A
     /// walk that has gone on past `root` keeps its way.
@@ -457,21 +481,7 @@ impl Growth {
                 let best = fresh.best_in(0, lure);
                 let ended = fresh.iterations >= self.max_iterations;
                 if ended || fresh.pos(best).distance(g) <= params.alpha {
-                    let way = way_of(fresh, best);
-                    let fresh_len = if ended { f64::INFINITY } else { way_length(&way, g) };
-                    let root = fresh.pos(0);
-                    let kept = tree.best_in(head, lure);
-                    let kept_way = way_of(tree, kept);
-                    let from_root = kept_way.iter().position(|&q| q == root).map(|k| &kept_way[k..]);
-                    let in_sight = scene.space.segment_clear(tree.pos(kept), g, agents.radius[i]);
-                    let kept_len = match from_root {
-                        Some(w) if in_sight => way_length(w, g),
-                        _ => f64::INFINITY,
-                    };
-                    if fresh_len < kept_len {
-                        walk.graft(root, &way);
-                    }
-                    walk.fresh = None;
+                    walk.settle_regrown(scene, lure, g, best, ended, agents.radius[i]);
                 }
             }
         }
@@ -676,8 +686,7 @@ fn way_of(tree: &Tree, n: u32) -> Vec<Vec2> {
 
 /// The length of `way`, then straight on to `g`.
 fn way_length(way: &[Vec2], g: Vec2) -> f64 {
-    let along: f64 = way.windows(2).map(|w| w[0].distance(w[1])).sum();
-    along + way.last().map_or(0.0, |q| q.distance(g))
+    polyline_length(way) + way.last().map_or(0.0, |q| q.distance(g))
 }
 
 impl Progress {
