@@ -19,6 +19,26 @@ use crate::ir::{Rect, Vec2};
 /// Above this many items, cell keys are computed and sorted in parallel.
 pub(crate) const PARALLEL_KEYS: usize = 8192;
 
+/// The cell and the cells per side of a grid over `area`: cells at least
+/// `min_cell` wide and at most `max_cells` of them, the cell grown to
+/// respect the cap whatever the area's shape.
+pub(crate) fn capped_cells(area: Rect, min_cell: f64, max_cells: u64) -> (f64, u32, u32) {
+    let w = (area.max.x - area.min.x).max(1e-9);
+    let h = (area.max.y - area.min.y).max(1e-9);
+    let mut cell = if min_cell.is_finite() && min_cell > 0.0 { min_cell } else { 1.0 };
+    let max_cells = max_cells.max(1) as f64;
+    if (w / cell).ceil() * (h / cell).ceil() > max_cells {
+        cell = cell.max((w * h / max_cells).sqrt());
+        // Rounding up both sides may still overshoot slightly: grow until it fits.
+        while (w / cell).ceil() * (h / cell).ceil() > max_cells {
+            cell *= 1.01;
+        }
+    }
+    let nx = ((w / cell).ceil() as u32).max(1);
+    let ny = ((h / cell).ceil() as u32).max(1);
+    (cell, nx, ny)
+}
+
 #[derive(Clone, Debug)]
 pub struct Grid {
     min: Vec2,
@@ -42,19 +62,7 @@ impl Grid {
     /// A grid over `area` with cells at least `min_cell` wide and at most
     /// `max_cells` cells (the cell grows to respect the cap).
     pub fn new(area: Rect, min_cell: f64, max_cells: u64) -> Grid {
-        let w = (area.max.x - area.min.x).max(1e-9);
-        let h = (area.max.y - area.min.y).max(1e-9);
-        let mut cell = if min_cell.is_finite() && min_cell > 0.0 { min_cell } else { 1.0 };
-        let max_cells = max_cells.max(1) as f64;
-        if (w / cell).ceil() * (h / cell).ceil() > max_cells {
-            cell = cell.max((w * h / max_cells).sqrt());
-            // Rounding up both sides may still overshoot slightly: grow until it fits.
-            while (w / cell).ceil() * (h / cell).ceil() > max_cells {
-                cell *= 1.01;
-            }
-        }
-        let nx = ((w / cell).ceil() as u32).max(1);
-        let ny = ((h / cell).ceil() as u32).max(1);
+        let (cell, nx, ny) = capped_cells(area, min_cell, max_cells);
         let cells = nx as usize * ny as usize;
         Grid {
             min: area.min,

@@ -16,13 +16,16 @@ use crate::ir::{Rect, Shape, Vec2, World};
 use crate::world::geometry::{
     blocks, bounding_box, closest_on_segment, contains, rect_signed_distance, segments_intersect, signed_distance,
 };
+use crate::world::grid::capped_cells;
 
 /// Push-out passes before giving up on a spot squeezed between obstacles.
 const PROJECT_PASSES: usize = 4;
 /// Tolerance for "touching" an obstacle after a push-out, m.
 const TOUCH: f64 = 1e-9;
-/// The obstacle index has at most this many cells per side.
-const INDEX_SIDE: f64 = 128.0;
+/// The obstacle index has at most this many cells: 128 a side in a square
+/// world, and as fine in a long one, where a cap per side would give cells
+/// spanning several corridors' walls.
+const INDEX_CELLS: u64 = 128 * 128;
 
 #[derive(Clone, Debug)]
 pub struct Walkable {
@@ -57,11 +60,7 @@ impl Walkable {
     }
 
     fn index(bounds: Rect, obstacles: Vec<Shape>, reach: f64) -> Walkable {
-        let w = bounds.max.x - bounds.min.x;
-        let h = bounds.max.y - bounds.min.y;
-        let cell = (w.max(h) / INDEX_SIDE).max(0.5).max(reach);
-        let nx = ((w / cell).ceil() as u32).max(1);
-        let ny = ((h / cell).ceil() as u32).max(1);
+        let (cell, nx, ny) = capped_cells(bounds, reach.max(0.5), INDEX_CELLS);
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nx as usize * ny as usize];
         if !obstacles.is_empty() {
             let clamp = |v: f64, n: u32| ((v.floor().max(0.0)) as u32).min(n - 1);
@@ -463,6 +462,24 @@ mod tests {
 
     fn world(obstacles: Vec<Shape>) -> World {
         World::bare(Rect { min: v(0.0, 0.0), max: v(20.0, 10.0) }, obstacles)
+    }
+
+    #[test]
+    fn a_long_world_is_indexed_as_finely_as_a_square_one() {
+        // Corridors 10 m tall, separated by walls 0.2 m thick.
+        let corridors = |w: f64, h: f64| {
+            let walls = (1..(h / 10.0) as usize)
+                .map(|k| Shape::Rect(Rect { min: v(0.0, k as f64 * 10.0 - 0.1), max: v(w, k as f64 * 10.0 + 0.1) }))
+                .collect();
+            Walkable::new(&World::bare(Rect { min: v(0.0, 0.0), max: v(w, h) }, walls), 0.5)
+        };
+        // 200 corridors of 40 m: a cap per side gave cells of 15.6 m, spanning two walls.
+        let long = corridors(40.0, 2000.0);
+        let cells = u64::from(long.nx) * u64::from(long.ny);
+        assert!(1.0 / long.inv_cell < 2.3 && cells <= INDEX_CELLS, "{} m, {cells} cells", 1.0 / long.inv_cell);
+        assert_eq!(long.near(v(20.0, 1009.0)), &[100], "only the wall at 1010 m is within reach");
+        let square = 1.0 / corridors(200.0, 200.0).inv_cell;
+        assert!((square - 200.0 / 128.0).abs() < 1e-12, "{square} m");
     }
 
     #[test]
