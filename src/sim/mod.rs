@@ -32,6 +32,7 @@
 
 mod agents;
 mod aims;
+pub(crate) mod cache;
 mod decide;
 pub mod error;
 mod models;
@@ -792,6 +793,13 @@ impl<'p> Simulation<'p> {
                     }
                     Movers::Deferred if !c.deferred[j] => continue,
                     Movers::Deferred => {}
+                }
+                // Two agents ahead the boxes, one ahead what they point to.
+                if let Some(after) = c.drive.get(j + 2) {
+                    after.prefetch();
+                }
+                if let Some(after) = c.drive.get(j + 1) {
+                    self.models.prefetch(after);
                 }
                 let plan = self.models.plan(scene, i, &mut c.drive[j]);
                 let m = motion::move_agent(scene, i, plan);

@@ -167,6 +167,11 @@ pub(crate) trait Model: Sized + Sync {
         None
     }
 
+    /// Parallel, just before an earlier agent's plan: brings what `plan`
+    /// will read through `walker`'s vectors and boxes into cache (a hint;
+    /// the trace cannot see it).
+    fn prefetch(&self, _walker: &Self::Walker) {}
+
     /// Parallel, any order: where agent `me.i` goes this step, from the
     /// snapshot and its own state.
     fn plan(&self, scene: &Scene, me: Own<'_, Self::Walker>) -> Plan;

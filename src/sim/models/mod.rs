@@ -104,6 +104,16 @@ macro_rules! models {
                 Drive { draws: Box::default(), driven: Driven::$DVariant(Box::default()) }
             }
 
+            /// A hint: the boxes of this drive are brought into cache.
+            #[inline]
+            pub fn prefetch(&self) {
+                crate::sim::cache::prefetch(&*self.draws);
+                match &self.driven {
+                    Driven::$DVariant(w) => crate::sim::cache::prefetch(&**w),
+                    $( Driven::$Variant(w) => crate::sim::cache::prefetch(&**w), )*
+                }
+            }
+
             /// Driven by the default model: no other model has it.
             pub fn is_default(&self) -> bool {
                 matches!(self.driven, Driven::$DVariant(_))
@@ -237,6 +247,16 @@ macro_rules! models {
                 match drive.driven {
                     Driven::$DVariant(_) => self.$dfield.plans_in_order(),
                     $( Driven::$Variant(_) => self.$field.plans_in_order(), )*
+                }
+            }
+
+            /// A hint before an earlier agent's plan: what this drive's
+            /// walker points to, and its plan will read, is brought into cache.
+            #[inline]
+            pub fn prefetch(&self, drive: &Drive) {
+                match &drive.driven {
+                    Driven::$DVariant(w) => self.$dfield.prefetch(w),
+                    $( Driven::$Variant(w) => self.$field.prefetch(w), )*
                 }
             }
 

@@ -192,6 +192,10 @@ impl Model for SpaceColonization {
         }
     }
 
+    fn prefetch(&self, walker: &Walker) {
+        walker.walk.prefetch_vectors();
+    }
+
     fn plan(&self, scene: &Scene, me: Own<'_, Walker>) -> Plan {
         let i = me.i;
         let Walker { how, walk } = me.walker;

@@ -6,6 +6,7 @@ use crate::ir::{Vec2, NONE};
 use crate::math::{self, unit};
 use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
 use crate::rng::{stream, Draws, Purpose};
+use crate::sim::cache;
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
 use crate::world::geometry::polyline_length;
@@ -151,6 +152,15 @@ pub(crate) struct Progress {
 }
 
 impl Walk {
+    /// A hint: the vectors a plan reads first are brought into cache.
+    pub fn prefetch_vectors(&self) {
+        if let Some(tree) = &self.tree {
+            cache::prefetch_slice(tree.nodes());
+        }
+        cache::prefetch_slice(&self.at_markers.ids);
+        cache::prefetch_slice(&self.next_markers.ids);
+    }
+
     /// The node walked from, while its markers are not all held.
     pub fn unheld_at(&self) -> Option<Vec2> {
         let tree = self.tree.as_ref()?;
