@@ -43,6 +43,7 @@ use std::f64::consts::SQRT_2;
 
 use crate::ir::{limits, Rect, Shape, Vec2};
 use crate::world::geometry::{blocks, bounding_box, polyline_length};
+use crate::world::grid::capped_cells;
 use crate::world::markers::Markers;
 use crate::world::walkable::Walkable;
 
@@ -662,18 +663,7 @@ fn string_pull(grid: &NodeGrid, points: &[Vec2], clearance: f64) -> Vec<Vec2> {
 
 /// The grid's origin, cell side and size over `bounds` (see [`NodeGrid::new`]).
 fn layout(bounds: Rect, cell: f64) -> (Vec2, f64, u32, u32) {
-    let w = (bounds.max.x - bounds.min.x).max(1e-9);
-    let h = (bounds.max.y - bounds.min.y).max(1e-9);
-    let mut cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
-    let max = limits::MAX_GRID_CELLS as f64;
-    if (w / cell).ceil() * (h / cell).ceil() > max {
-        cell = cell.max((w * h / max).sqrt());
-        while (w / cell).ceil() * (h / cell).ceil() > max {
-            cell *= 1.01;
-        }
-    }
-    let nx = ((w / cell).ceil() as u32).max(1);
-    let ny = ((h / cell).ceil() as u32).max(1);
+    let (cell, nx, ny) = capped_cells(bounds, cell, limits::MAX_GRID_CELLS);
     (bounds.min, cell, nx, ny)
 }
 
