@@ -48,6 +48,8 @@
 //! - `pursuit_wall`: the hunter seeking where the target started: it does
 //!   not reach the target; and a hunter whose way is cut and regrown at
 //!   once each time the target moves on: it turns back under the wall.
+//! - `lift_doors`: no distance enforcement (neither `t_min` nor bodies):
+//!   the riders on one spot stay stacked there while they wait.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
 //!   anyone who arrived: the room fills in a crust on one side.
 
@@ -427,4 +429,14 @@ fn arriving_behind_anyone_who_arrived_leaves_a_crust_gather_room() {
     let mut program = holding("gather_room");
     program.switches.fill_from_aim = false;
     assert_each_fails(&program, &["of crowd inside heart at 90 s", "of crowd inside room at 115 s", "of crowd stuck"]);
+}
+
+#[test]
+fn riders_without_distance_enforcement_stay_stacked_lift_doors() {
+    let mut program = holding("lift_doors");
+    program.params.space_colonization.t_min = 0.0;
+    for p in &mut program.populations {
+        p.radius = Dist::Constant(0.0);
+    }
+    assert_fails(&program, "nearest distance of riders");
 }

@@ -103,6 +103,14 @@ fn groups_kept_side_by_side_do_not_narrow_round_the_ponds() {
 }
 
 #[test]
+fn paths_kept_on_the_grid_laid_before_the_erase_cross_the_ponds() {
+    let failed = broken("scenarios/semantic_groups/ponds.crowd", |p| p.switches.astar_follows_markers = false);
+    for pond in ["pond_s_core", "pond_n_core"] {
+        assert_fails(&failed, &format!("of everyone inside {pond}"));
+    }
+}
+
+#[test]
 fn paths_kept_on_the_first_grid_cross_the_wet_paint() {
     let failed = broken("scenarios/semantic_groups/wet_paint.crowd", |p| p.switches.astar_follows_markers = false);
     assert_fails(&failed, "of everyone inside patch_core");
