@@ -374,10 +374,15 @@ impl Markers {
     /// Calls `f(id)` for every marker within distance `r` of `p` (`grid` from
     /// [`Markers::index`]), row by row of grid cells, ids increasing within a cell.
     pub fn within(&self, grid: &Grid, p: Vec2, r: f64, mut f: impl FnMut(u32)) {
+        self.within_at(grid, p, r, |id, _| f(id));
+    }
+
+    /// [`Markers::within`], with each marker's position: `f(id, point)`.
+    pub fn within_at(&self, grid: &Grid, p: Vec2, r: f64, mut f: impl FnMut(u32, Vec2)) {
         let r2 = r * r;
         grid.for_each_near(p, r, |id, q| {
             if q.distance_squared(p) <= r2 {
-                f(id)
+                f(id, q)
             }
         });
     }

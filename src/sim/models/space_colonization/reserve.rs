@@ -2,7 +2,7 @@
 //! and surround's disjoint marker claims: the tables of who holds which
 //! marker, granted in id order after every agent moved.
 
-use super::walk::Walk;
+use super::walk::{Held, NodeMarkers, Walk};
 use crate::ir::{Vec2, NONE};
 use crate::sim::scene::Scene;
 use crate::world::geometry::segment_distance;
@@ -97,8 +97,9 @@ impl Tables {
 
     /// Gives back every marker the agent with `id` holds or claims.
     pub fn release(&mut self, id: u32, walk: &mut Walk) {
-        for list in [&mut walk.held_at, &mut walk.held_next, &mut walk.claimed] {
-            for m in list.drain(..) {
+        let Walk { held_at, held_next, claimed, .. } = walk;
+        for list in [held_at.drain(), held_next.drain(), claimed.drain(..)] {
+            for m in list {
                 for table in [&mut self.held, &mut self.claimed] {
                     if table.get(m as usize) == Some(&id) {
                         table[m as usize] = NONE;
@@ -124,8 +125,8 @@ impl Tables {
             let Some(walk) = d.walk() else { continue };
             if walk.moved_on || walk.left_at {
                 let id = scene.agents.id[i];
-                for m in walk.held_at.drain(..) {
-                    give_back(&mut self.held, m, id, &walk.held_next);
+                for m in walk.held_at.drain() {
+                    give_back(&mut self.held, m, id, &walk.held_next.ids);
                 }
                 if walk.moved_on {
                     walk.held_at = std::mem::take(&mut walk.held_next);
@@ -178,9 +179,9 @@ impl Tables {
         let Some(tree) = walk.tree.as_ref().filter(|t| (walk.next as usize) < t.len()) else { return };
         let way = (tree.pos(walk.next) - tree.pos(walk.at)).normalize_or_zero();
         let (pos, radius, id) = (scene.agents.pos[i], scene.agents.radius[i], scene.agents.id[i]);
-        let (held, next) = (&mut self.held, &walk.held_next);
-        walk.held_at.retain(|&m| {
-            let passed = (scene.markers.positions[m as usize] - pos).dot(way) < -radius;
+        let (held, next) = (&mut self.held, &walk.held_next.ids);
+        walk.held_at.retain(|m, q| {
+            let passed = (q - pos).dot(way) < -radius;
             if passed {
                 give_back(held, m, id, next);
             }
@@ -241,8 +242,8 @@ impl Tables {
             Pass::At => {
                 // Where two agents appeared closer than a node's reach, the later one
                 // holds what is free (so others see it) and waits for the rest.
-                let near = walk.at_markers.of(&scene.markers, &scene.marker_grid, node, r);
-                walk.holds_at = hold_free(&mut self.held, near, id, &mut walk.held_at);
+                walk.at_markers.of(&scene.markers, &scene.marker_grid, node, r);
+                walk.holds_at = hold_free(&mut self.held, &walk.at_markers, id, &mut walk.held_at);
             }
             Pass::Next => {
                 let in_the_way = standing_in_the_way(scene, i, walk, node);
@@ -253,8 +254,7 @@ impl Tables {
                 };
                 match granted {
                     Ok(()) => {
-                        walk.held_next.clear();
-                        walk.held_next.extend_from_slice(wanted);
+                        walk.held_next.copy_from(&walk.next_markers);
                         walk.granted = true;
                     }
                     Err(holder) => {
@@ -326,13 +326,13 @@ fn give_back(held: &mut [u32], m: u32, id: u32, next: &[u32]) {
 }
 
 /// Adds to `list` the markers of `near` that nobody else holds; whether that is all of them.
-fn hold_free(held: &mut [u32], near: &[u32], id: u32, list: &mut Vec<u32>) -> bool {
+fn hold_free(held: &mut [u32], near: &NodeMarkers, id: u32, list: &mut Held) -> bool {
     let mut all = true;
-    for &m in near {
+    for (&m, &q) in near.ids.iter().zip(&near.points) {
         match held[m as usize] {
             NONE => {
                 held[m as usize] = id;
-                list.push(m);
+                list.push(m, q);
             }
             h => all &= h == id,
         }

@@ -103,8 +103,8 @@ pub(crate) struct Walk {
     /// Reservation: whether the agent holds the markers of `at` and of `next`.
     pub holds_at: bool,
     pub granted: bool,
-    pub held_at: Vec<u32>,
-    pub held_next: Vec<u32>,
+    pub held_at: Held,
+    pub held_next: Held,
     /// The markers of the node walked from and of the next node: what the
     /// agent asks for, step after step, until it holds them.
     pub at_markers: NodeMarkers,
@@ -181,12 +181,17 @@ impl Walk {
     /// markers there are now ("when markers are removed, agents immediately
     /// adjust their paths", Sec 6.1). Whether the tree was cut.
     pub fn markers_changed(&mut self, remap: &[u32], erased: Option<&Grid>, reach: f64) -> bool {
-        for list in [&mut self.held_at, &mut self.held_next, &mut self.claimed] {
-            list.retain_mut(|m| {
-                *m = remap.get(*m as usize).copied().unwrap_or(NONE);
-                *m != NONE
-            });
+        let renamed = |m: u32| remap.get(m as usize).copied().unwrap_or(NONE);
+        for held in [&mut self.held_at, &mut self.held_next] {
+            held.retain(|m, _| renamed(m) != NONE);
+            for m in &mut held.ids {
+                *m = renamed(*m);
+            }
         }
+        self.claimed.retain_mut(|m| {
+            *m = renamed(*m);
+            *m != NONE
+        });
         self.at_markers = NodeMarkers::default();
         self.next_markers = NodeMarkers::default();
         let Some(tree) = &mut self.tree else { return false };
@@ -355,6 +360,8 @@ impl Walk {
 pub(crate) struct NodeMarkers {
     node: Option<Vec2>,
     pub ids: Vec<u32>,
+    /// Where each of `ids` lies, read with it from the index.
+    pub points: Vec<Vec2>,
 }
 
 impl NodeMarkers {
@@ -362,10 +369,60 @@ impl NodeMarkers {
     pub fn of(&mut self, markers: &Markers, grid: &Grid, node: Vec2, r: f64) -> &[u32] {
         if self.node != Some(node) {
             self.ids.clear();
-            markers.within(grid, node, r, |m| self.ids.push(m));
+            self.points.clear();
+            markers.within_at(grid, node, r, |m, q| {
+                self.ids.push(m);
+                self.points.push(q);
+            });
             self.node = Some(node);
         }
         &self.ids
+    }
+}
+
+/// Markers an agent holds, with where they lie: the pass that gives back
+/// those its body has passed reads them here, in a row, rather than from
+/// the marker table, most of which is out of cache by then.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Held {
+    pub ids: Vec<u32>,
+    points: Vec<Vec2>,
+}
+
+impl Held {
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn push(&mut self, m: u32, q: Vec2) {
+        self.ids.push(m);
+        self.points.push(q);
+    }
+
+    /// Becomes a copy of `markers`' list.
+    pub fn copy_from(&mut self, markers: &NodeMarkers) {
+        self.ids.clone_from(&markers.ids);
+        self.points.clone_from(&markers.points);
+    }
+
+    /// Keeps the markers for which `keep(id, point)` holds, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(u32, Vec2) -> bool) {
+        let mut kept = 0;
+        for k in 0..self.ids.len() {
+            let (m, q) = (self.ids[k], self.points[k]);
+            if keep(m, q) {
+                (self.ids[kept], self.points[kept]) = (m, q);
+                kept += 1;
+            }
+        }
+        self.ids.truncate(kept);
+        self.points.truncate(kept);
+    }
+
+    /// Empties the list, handing out its ids.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, u32> {
+        self.points.clear();
+        self.ids.drain(..)
     }
 }
 
