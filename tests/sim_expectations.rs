@@ -43,8 +43,8 @@ fn every_kind_can_hold_and_can_fail() {
     let all = Subject::Everyone;
     let mut p = scene();
     p.expectations = vec![
-        expect("apart 0.05", ExpectationKind::MinDistance { among: all, distance: 0.05 }),
-        expect("apart 0.6", ExpectationKind::MinDistance { among: all, distance: 0.6 }),
+        expect("apart 0.05", ExpectationKind::MinDistance { among: all, distance: 0.05, at: None }),
+        expect("apart 0.6", ExpectationKind::MinDistance { among: all, distance: 0.6, at: None }),
         expect("out of the box", ExpectationKind::NeverInside { who: all, obstacle: None }),
         expect(
             "east in east at 28 s",
@@ -144,4 +144,25 @@ fn lanes_and_surround_are_measured() {
     assert!(holds(&v[0]), "{:?}", v[0]);
     assert!(!holds(&v[1]), "{:?}", v[1]);
     assert!(!holds(&v[2]), "{:?}", v[2]);
+}
+
+#[test]
+fn a_min_distance_over_a_window_leaves_out_the_frames_outside_it() {
+    // Two bodies placed on one spot, parted by distance enforcement in the first step.
+    let mut p = scene();
+    let spot = Vec2::new(15.0, 5.0);
+    p.populations = vec![population("pair", 2, Place::Point(spot), Some(Goal::Point(spot)))];
+    let pair = Subject::Population(PopulationId(0));
+    let apart = |at| ExpectationKind::MinDistance { among: pair, distance: 0.45, at };
+    p.expectations = vec![
+        expect("over the run", apart(None)),
+        expect("from 1 s", apart(Some(When::During(1.0, 30.0)))),
+        expect("at the start", apart(Some(When::At(0.0)))),
+        expect("most of the run", apart(Some(When::Share { share: 0.9, from: 0.0, to: 30.0 }))),
+    ];
+    let v = verdicts(&p);
+    assert!(matches!(&v[0], Verdict::Fails(d) if d.contains("closest: 0 m")), "{:?}", v[0]);
+    assert!(holds(&v[1]), "{:?}", v[1]);
+    assert!(matches!(&v[2], Verdict::Fails(d) if d.contains("closest: 0 m") && d.contains("at 0 s")), "{:?}", v[2]);
+    assert!(holds(&v[3]), "{:?}", v[3]);
 }

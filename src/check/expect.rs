@@ -52,10 +52,11 @@ impl Checker {
                 };
                 K::ReachesGoal { who: who?, by }
             }
-            A::MinDistance { among, distance } => {
+            A::MinDistance { among, distance, at } => {
                 let among = everyone(self, among);
                 let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "minimum distance");
-                K::MinDistance { among: among?, distance: d? }
+                let at = at.as_ref().map(|w| self.when(w));
+                K::MinDistance { among: among?, distance: d?, at: at.map_or(Some(None), |w| w.map(Some))? }
             }
             A::Nobody { who, inside } => {
                 let who = everyone(self, who);

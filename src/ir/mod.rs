@@ -980,8 +980,9 @@ pub enum Amount {
 pub enum ExpectationKind {
     /// Every agent of `who` reaches its goal no later than `by` (s).
     ReachesGoal { who: Subject, by: Option<f64> },
-    /// Minimum pairwise distance between agents of `among` stays ≥ `distance`.
-    MinDistance { among: Subject, distance: f64 },
+    /// Minimum pairwise distance between agents of `among` stays ≥ `distance`:
+    /// over the whole run, or at the frames `at` names.
+    MinDistance { among: Subject, distance: f64, at: Option<When> },
     /// No agent of `who` is ever inside the obstacle (or any obstacle).
     NeverInside { who: Subject, obstacle: Option<ObstacleId> },
     /// At least (at most) `amount` of `who`'s live agents are inside the area.

@@ -531,6 +531,8 @@ pub enum ExpectationKind {
     MinDistance {
         among: Option<Subject>,
         distance: Quantity,
+        /// Over the whole run when left out.
+        at: Option<When>,
     },
     Nobody {
         who: Option<Subject>,

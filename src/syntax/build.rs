@@ -711,8 +711,11 @@ impl Builder {
     }
 
     fn expectation(&mut self, pair: P<'_>) -> Expectation {
-        let span = self.span(&pair);
-        let inner = pair.into_inner().next().expect("expectation kind");
+        let inner = pair.clone().into_inner().next().expect("expectation kind");
+        // The claim ends with its last token: a claim whose optional tail is
+        // left out would otherwise take the blanks and comments after it.
+        let last = inner.clone().into_inner().last();
+        let span = self.span(&pair).start..last.map_or_else(|| self.span(&pair).end, |p| self.span(&p).end);
         let kind = inner.as_rule();
         let all: Vec<P<'_>> = inner.clone().into_inner().collect();
         let p = parts(inner);
@@ -729,9 +732,11 @@ impl Builder {
             Rule::expect_reaches => {
                 ExpectationKind::Reaches { who: subjects(self).remove(0), by: quantities(self).pop() }
             }
-            Rule::expect_min_distance => {
-                ExpectationKind::MinDistance { among: subjects(self).pop(), distance: quantities(self).remove(0) }
-            }
+            Rule::expect_min_distance => ExpectationKind::MinDistance {
+                among: subjects(self).pop(),
+                distance: quantities(self).remove(0),
+                at: p.iter().find(|x| x.as_rule() == Rule::when).map(|w| self.when(w.clone())),
+            },
             Rule::expect_nobody => ExpectationKind::Nobody {
                 who: subjects(self).pop(),
                 inside: p.iter().find(|x| x.as_rule() == Rule::ident).map(|x| self.name(x.clone())),

@@ -228,7 +228,21 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
     let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
     match kind {
         ExpectationKind::ReachesGoal { who, by } => arrive::reaches_goal(fr, *who, *by),
-        ExpectationKind::MinDistance { among, distance } => {
+        ExpectationKind::MinDistance { among, distance, at: Some(at) } => when::over(fr, *at, |f| {
+            let rows = fr.rows(f, *among);
+            let pts: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
+            match min_distance(&pts) {
+                None => Ok(format!("never two such agents at {} s", Num(f.t))),
+                Some((d, i, j)) => {
+                    let (a, b) = (rec.trace.id[rows[i]], rec.trace.id[rows[j]]);
+                    seen(
+                        d >= distance - 1e-12,
+                        format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(f.t)),
+                    )
+                }
+            }
+        }),
+        ExpectationKind::MinDistance { among, distance, at: None } => {
             let mut worst: Option<(f64, f64, u32, u32)> = None;
             for f in &rec.frames {
                 let rows = fr.rows(f, *among);

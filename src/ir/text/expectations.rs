@@ -68,7 +68,12 @@ impl Out<'_> {
         match k {
             K::ReachesGoal { who, by: None } => format!("{} reaches goal", s(*who)),
             K::ReachesGoal { who, by: Some(t) } => format!("{} reaches goal by {}", s(*who), quantity(*t, S)),
-            K::MinDistance { among, distance } => format!("min distance among {} >= {}", s(*among), m(*distance)),
+            K::MinDistance { among, distance, at: None } => {
+                format!("min distance among {} >= {}", s(*among), m(*distance))
+            }
+            K::MinDistance { among, distance, at: Some(at) } => {
+                format!("min distance among {} >= {} {}", s(*among), m(*distance), when(*at))
+            }
             K::NeverInside { who, obstacle } => {
                 let what = obstacle.map_or("obstacles".into(), |x| self.obstacle(x));
                 format!("{} inside {what}", nobody(*who))
