@@ -55,8 +55,11 @@ impl Checker {
             A::MinDistance { among, distance, at } => {
                 let among = everyone(self, among);
                 let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "minimum distance");
-                let at = at.as_ref().map(|w| self.when(w));
-                K::MinDistance { among: among?, distance: d?, at: at.map_or(Some(None), |w| w.map(Some))? }
+                let at = match at {
+                    Some(w) => Some(self.when(w)?),
+                    None => None,
+                };
+                K::MinDistance { among: among?, distance: d?, at }
             }
             A::Nobody { who, inside } => {
                 let who = everyone(self, who);

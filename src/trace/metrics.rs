@@ -228,37 +228,24 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
     let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
     match kind {
         ExpectationKind::ReachesGoal { who, by } => arrive::reaches_goal(fr, *who, *by),
-        ExpectationKind::MinDistance { among, distance, at: Some(at) } => when::over(fr, *at, |f| {
-            let rows = fr.rows(f, *among);
-            let pts: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
-            match min_distance(&pts) {
+        ExpectationKind::MinDistance { among, distance, at: Some(at) } => {
+            when::over(fr, *at, |f| match closest_pair(fr, f, *among) {
                 None => Ok(format!("never two such agents at {} s", Num(f.t))),
-                Some((d, i, j)) => {
-                    let (a, b) = (rec.trace.id[rows[i]], rec.trace.id[rows[j]]);
-                    seen(
-                        d >= distance - 1e-12,
-                        format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(f.t)),
-                    )
-                }
-            }
-        }),
+                Some((d, a, b)) => seen(d >= distance - 1e-12, closest_detail(d, a, b, f.t)),
+            })
+        }
         ExpectationKind::MinDistance { among, distance, at: None } => {
-            let mut worst: Option<(f64, f64, u32, u32)> = None;
+            let mut worst: Option<(f64, u32, u32, f64)> = None;
             for f in &rec.frames {
-                let rows = fr.rows(f, *among);
-                let pts: Vec<Vec2> = rows.iter().map(|&r| rec.trace.pos[r]).collect();
-                if let Some((d, i, j)) = min_distance(&pts) {
+                if let Some((d, a, b)) = closest_pair(fr, f, *among) {
                     if worst.is_none_or(|w| d < w.0) {
-                        worst = Some((d, f.t, rec.trace.id[rows[i]], rec.trace.id[rows[j]]));
+                        worst = Some((d, a, b, f.t));
                     }
                 }
             }
             match worst {
                 None => Verdict::Holds("never two such agents at once".into()),
-                Some((d, t, a, b)) => ok_or(
-                    d >= distance - 1e-12,
-                    format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(t)),
-                ),
+                Some((d, a, b, t)) => ok_or(d >= distance - 1e-12, closest_detail(d, a, b, t)),
             }
         }
         ExpectationKind::NeverInside { who, obstacle } => {
@@ -472,6 +459,17 @@ pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> Formati
 }
 
 /// The index of frame `f` among the recorded frames.
+/// The two closest agents of `among` in frame `f`: their distance and ids.
+fn closest_pair(fr: &Frames<'_>, f: &FrameSpan, among: Subject) -> Option<(f64, u32, u32)> {
+    let rows = fr.rows(f, among);
+    let pts: Vec<Vec2> = rows.iter().map(|&r| fr.rec.trace.pos[r]).collect();
+    min_distance(&pts).map(|(d, i, j)| (d, fr.rec.trace.id[rows[i]], fr.rec.trace.id[rows[j]]))
+}
+
+fn closest_detail(d: f64, a: u32, b: u32, t: f64) -> String {
+    format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(t))
+}
+
 pub(crate) fn frame_index(rec: &Recorded, f: &FrameSpan) -> usize {
     rec.frames.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
 }

@@ -180,7 +180,7 @@ impl Tables {
         let way = (tree.pos(walk.next) - tree.pos(walk.at)).normalize_or_zero();
         let (pos, radius, id) = (scene.agents.pos[i], scene.agents.radius[i], scene.agents.id[i]);
         let (held, next) = (&mut self.held, &walk.held_next.ids);
-        walk.held_at.retain(|m, q| {
+        walk.held_at.retain(|&mut m, q| {
             let passed = (q - pos).dot(way) < -radius;
             if passed {
                 give_back(held, m, id, next);

@@ -181,17 +181,13 @@ impl Walk {
     /// markers there are now ("when markers are removed, agents immediately
     /// adjust their paths", Sec 6.1). Whether the tree was cut.
     pub fn markers_changed(&mut self, remap: &[u32], erased: Option<&Grid>, reach: f64) -> bool {
-        let renamed = |m: u32| remap.get(m as usize).copied().unwrap_or(NONE);
-        for held in [&mut self.held_at, &mut self.held_next] {
-            held.retain(|m, _| renamed(m) != NONE);
-            for m in &mut held.ids {
-                *m = renamed(*m);
-            }
-        }
-        self.claimed.retain_mut(|m| {
-            *m = renamed(*m);
+        let rename = |m: &mut u32| {
+            *m = remap.get(*m as usize).copied().unwrap_or(NONE);
             *m != NONE
-        });
+        };
+        self.held_at.retain(|m, _| rename(m));
+        self.held_next.retain(|m, _| rename(m));
+        self.claimed.retain_mut(rename);
         self.at_markers = NodeMarkers::default();
         self.next_markers = NodeMarkers::default();
         let Some(tree) = &mut self.tree else { return false };
@@ -405,12 +401,13 @@ impl Held {
         self.points.clone_from(&markers.points);
     }
 
-    /// Keeps the markers for which `keep(id, point)` holds, in order.
-    pub fn retain(&mut self, mut keep: impl FnMut(u32, Vec2) -> bool) {
+    /// Keeps the markers for which `keep(id, point)` holds, in order; `keep`
+    /// may rename the id it keeps.
+    pub fn retain(&mut self, mut keep: impl FnMut(&mut u32, Vec2) -> bool) {
         let mut kept = 0;
         for k in 0..self.ids.len() {
-            let (m, q) = (self.ids[k], self.points[k]);
-            if keep(m, q) {
+            let (mut m, q) = (self.ids[k], self.points[k]);
+            if keep(&mut m, q) {
                 (self.ids[kept], self.points[kept]) = (m, q);
                 kept += 1;
             }
