@@ -15,7 +15,7 @@
 use crowd::ir::{Dist, Formation, Program};
 
 mod scenario_support;
-use scenario_support::{assert_fails, broken, compile, failures, walk_straight};
+use scenario_support::{assert_fails, broken, compile, failures, failures_measured, walk_straight};
 
 /// Every team of the program walks in formation `f`, whatever the free space.
 fn fix_formation(program: &mut Program, f: Formation) {
@@ -192,4 +192,27 @@ fn walkers_not_turning_round_bodies_are_held_up_at_the_head_on_corner() {
 fn paths_not_snapped_to_a_usable_node_leave_readers_behind_the_screen_at_the_niche() {
     let failed = broken("scenarios/semantic_groups/niche.crowd", |p| p.switches.astar_snap_ends = false);
     assert_fails(&failed, "inside mouth");
+}
+
+#[test]
+fn bodies_moved_as_points_overlap_the_walls_they_brush() {
+    // The executor keeps a body's radius off every wall; moved as points
+    // (radius 1 cm) and measured with their own radii, the bodies that pass
+    // at contact overlap the walls.
+    for rel in [
+        "scenarios/semantic_groups/narrow_slot.crowd",
+        "scenarios/semantic_groups/bathroom_door.crowd",
+        "scenarios/semantic_groups/door.crowd",
+        "scenarios/basics/pillars.crowd",
+        "scenarios/space_colonization/pursuit_pillar.crowd",
+    ] {
+        let program = compile(rel);
+        assert!(failures(&program).is_empty(), "{rel} holds");
+        let mut points = program.clone();
+        for p in &mut points.populations {
+            p.radius = Dist::Constant(0.01);
+        }
+        let failed = failures_measured(&program, &points);
+        assert_fails(&failed, "clearance of everyone >= 0 m");
+    }
 }

@@ -166,3 +166,27 @@ fn a_min_distance_over_a_window_leaves_out_the_frames_outside_it() {
     assert!(matches!(&v[2], Verdict::Fails(d) if d.contains("closest: 0 m") && d.contains("at 0 s")), "{:?}", v[2]);
     assert!(holds(&v[3]), "{:?}", v[3]);
 }
+
+#[test]
+fn a_clearance_claim_measures_from_the_body_edge_to_the_nearest_obstacle() {
+    // One walker straight along y = 5 m, past the box whose near side is y = 8 m:
+    // its centre passes 3 m from the box, its edge 3 m less its radius.
+    let mut p = scene();
+    p.populations =
+        vec![population("walker", 1, Place::Point(Vec2::new(2.0, 5.0)), Some(Goal::Point(Vec2::new(28.0, 5.0))))];
+    let r = 0.25;
+    let walker = Subject::Population(PopulationId(0));
+    let box_ = Some(ObstacleId(0));
+    let clear = |distance, obstacle, at| ExpectationKind::Clearance { who: walker, obstacle, distance, at };
+    p.expectations = vec![
+        expect("edge clear", clear(3.0 - r - 0.01, None, None)),
+        expect("centre clear", clear(3.0 - 0.01, None, None)),
+        expect("at the start", clear(3.0, box_, Some(When::At(0.0)))),
+        expect("while passing", clear(3.0, box_, Some(When::During(0.0, 30.0)))),
+    ];
+    let v = verdicts(&p);
+    assert!(holds(&v[0]), "{:?}", v[0]);
+    assert!(matches!(&v[1], Verdict::Fails(d) if d.contains("from box")), "{:?}", v[1]);
+    assert!(holds(&v[2]), "{:?}", v[2]);
+    assert!(matches!(&v[3], Verdict::Fails(d) if d.contains("first fails")), "{:?}", v[3]);
+}

@@ -538,6 +538,13 @@ pub enum ExpectationKind {
         who: Option<Subject>,
         inside: Option<Name>,
     },
+    /// `clearance [of WHO] [from OBSTACLE] >= DISTANCE [WHEN]`.
+    Clearance {
+        who: Option<Subject>,
+        from: Option<Name>,
+        distance: Quantity,
+        at: Option<When>,
+    },
     NobodyInCore {
         who: Option<Subject>,
         groups: Subject,

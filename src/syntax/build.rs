@@ -737,6 +737,12 @@ impl Builder {
                 distance: quantities(self).remove(0),
                 at: p.iter().find(|x| x.as_rule() == Rule::when).map(|w| self.when(w.clone())),
             },
+            Rule::expect_clearance => ExpectationKind::Clearance {
+                who: subjects(self).pop(),
+                from: p.iter().find(|x| x.as_rule() == Rule::ident).map(|x| self.name(x.clone())),
+                distance: quantities(self).remove(0),
+                at: p.iter().find(|x| x.as_rule() == Rule::when).map(|w| self.when(w.clone())),
+            },
             Rule::expect_nobody => ExpectationKind::Nobody {
                 who: subjects(self).pop(),
                 inside: p.iter().find(|x| x.as_rule() == Rule::ident).map(|x| self.name(x.clone())),

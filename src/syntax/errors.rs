@@ -220,6 +220,7 @@ const KEYWORDS: &[&str] = &[
     "during",
     "for",
     "most",
+    "clearance",
     "collisions",
     "overlap",
     "stuck",

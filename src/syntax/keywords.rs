@@ -142,6 +142,11 @@ pub const KEYWORDS: &[Keyword] = &[
         section: "Lexical rules",
     },
     Keyword {
+        word: "clearance",
+        doc: "`clearance [of X] [from OBSTACLE] >= D [WHEN]`: the gap between the edge of every body of X and the obstacle (left out: every obstacle) stays at least D — bodies never overlap a wall with D = 0 (`min_clearance`).",
+        section: "8. Expectations",
+    },
+    Keyword {
         word: "cohesion",
         doc: "`flock … cohesion N`: weight of the boids cohesion force towards the flockmates' centroid (Durupınar Eq 3.5; default 1).",
         section: "Actions",

@@ -341,6 +341,9 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         }
         ExpectationKind::Collisions { among, max } => bodies::collisions(fr, *among, *max),
         ExpectationKind::Overlap { among, max } => bodies::overlap(fr, *among, *max),
+        ExpectationKind::Clearance { who, obstacle, distance, at } => {
+            bodies::clearance(fr, *who, *obstacle, *distance, *at)
+        }
         ExpectationKind::Stuck { who, max } => arrive::stuck(fr, *who, *max),
         ExpectationKind::TripsWithin { who, share, within } => arrive::trips_within(fr, *who, *share, *within),
         ExpectationKind::PicksGoals { who, count, by } => arrive::picks(fr, *who, Comparison::AtLeast, *count, *by),

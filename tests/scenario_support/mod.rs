@@ -37,9 +37,15 @@ pub fn trace(program: &Program) -> Vec<u8> {
 
 /// The expectations that fail, as `crowd test` prints them.
 pub fn failures(program: &Program) -> Vec<String> {
-    let bytes = trace(program);
-    let rec = Recorded::parse(&bytes, program).expect("trace reads back");
-    evaluate(program, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
+    failures_measured(program, program)
+}
+
+/// The expectations of `measured` that fail on a run of `run` (the same
+/// scenario with something of its executor changed).
+pub fn failures_measured(measured: &Program, run: &Program) -> Vec<String> {
+    let bytes = trace(run);
+    let rec = Recorded::parse(&bytes, measured).expect("trace reads back");
+    evaluate(measured, &rec).into_iter().filter(|c| !c.verdict.holds()).map(|c| c.to_string()).collect()
 }
 
 /// Whether `failure` (a line of [`failures`]) is a known failure of the scenario at `rel`.

@@ -74,6 +74,11 @@ impl Out<'_> {
             K::MinDistance { among, distance, at: Some(at) } => {
                 format!("min distance among {} >= {} {}", s(*among), m(*distance), when(*at))
             }
+            K::Clearance { who, obstacle, distance, at } => {
+                let from = obstacle.map_or(String::new(), |x| format!(" from {}", self.obstacle(x)));
+                let at = at.map_or(String::new(), |w| format!(" {}", when(w)));
+                format!("clearance of {}{from} >= {}{at}", s(*who), m(*distance))
+            }
             K::NeverInside { who, obstacle } => {
                 let what = obstacle.map_or("obstacles".into(), |x| self.obstacle(x));
                 format!("{} inside {what}", nobody(*who))

@@ -1,14 +1,18 @@
 //! `collisions among X <= N` and `overlap among X <= D`: collision events and
 //! the deepest overlap as `crowd metrics` counts them
-//! ([`crate::trace::measure::collide`]), with the same body radii
+//! ([`crate::trace::measure::collide`]); `clearance of X >= D`: bodies' gaps
+//! to obstacles, as `min_clearance` measures them. All with the same body radii
 //! ([`crate::trace::measure::report::radii`]: the trace's `radius` column,
 //! else each population's radius, the mean of a drawn one).
 
-use super::{Frames, Num};
-use crate::ir::Subject;
-use crate::trace::measure::collide::{collisions_among, Collisions};
+use super::{when, Frames, Num};
+use crate::ir::{ObstacleId, Subject, When};
+use crate::trace::measure::collide::{collisions_among, Collisions, Walls};
 use crate::trace::measure::report::radii;
 use crate::trace::metrics::{subject_matches, Verdict};
+
+/// How far inside an obstacle a body's edge may lie and still only touch it, m.
+const CONTACT: f64 = 1e-9;
 
 fn among(fr: &Frames<'_>, who: Subject) -> Collisions {
     let trace = &fr.rec.trace;
@@ -40,5 +44,49 @@ pub fn overlap(fr: &Frames<'_>, who: Subject, max: f64) -> Verdict {
         Verdict::Holds(detail)
     } else {
         Verdict::Fails(detail)
+    }
+}
+
+/// The gap between the edge of every body of `who` and the obstacle (or
+/// every obstacle) is at least `distance` (m), in every frame or in those `at` names.
+pub fn clearance(
+    fr: &Frames<'_>,
+    who: Subject,
+    obstacle: Option<ObstacleId>,
+    distance: f64,
+    at: Option<When>,
+) -> Verdict {
+    let (trace, program) = (&fr.rec.trace, fr.program);
+    let (radius, _) = radii(trace, Some(program));
+    let walls = Walls::new(&program.world.obstacles);
+    let only = obstacle.map(|o| o.index());
+    let closest = |f: &crate::trace::read::FrameSpan| walls.closest(&trace.pos, &radius, &fr.rows(f, who), only);
+    let detail = |(gap, r, o): (f64, usize, usize), t: f64| {
+        let name = &program.world.obstacles[o].name;
+        format!("closest: agent {} {} m from {name} at {} s", trace.id[r], Num(gap), Num(t))
+    };
+    // Bodies the executor holds against a wall end within round-off of
+    // contact (1e-10 m at a pillar's edge): touching, not overlapping.
+    let holds = |gap: f64| gap >= distance - CONTACT;
+    match at {
+        Some(at) => when::over(fr, at, |f| match closest(f) {
+            None => Ok(format!("no such agent at {} s", Num(f.t))),
+            Some(c) => when::seen(holds(c.0), detail(c, f.t)),
+        }),
+        None => {
+            let mut worst: Option<((f64, usize, usize), f64)> = None;
+            for f in &fr.rec.frames {
+                if let Some(c) = closest(f) {
+                    if worst.is_none_or(|w| c.0 < w.0 .0) {
+                        worst = Some((c, f.t));
+                    }
+                }
+            }
+            match worst {
+                None => Verdict::Holds("no such agent".into()),
+                Some((c, t)) if holds(c.0) => Verdict::Holds(detail(c, t)),
+                Some((c, t)) => Verdict::Fails(detail(c, t)),
+            }
+        }
     }
 }

@@ -133,28 +133,80 @@ pub struct Intrusions {
     pub centre_inside: u64,
     /// The deepest overlap, m.
     pub max_depth: f64,
+    /// The smallest gap between a body's edge and an obstacle over the run
+    /// (negative: the body overlaps it), with where it was; `None` without
+    /// obstacles or agents.
+    pub min_clearance: Option<Clearance>,
     /// `b` is the obstacle's index.
     pub first: Option<First>,
     /// The first centre inside an obstacle.
     pub first_inside: Option<First>,
 }
 
-/// How deep a disc at `p` of radius `r` reaches into `shape` (≤ 0: clear of it).
-pub fn penetration(shape: &crate::ir::Shape, p: Vec2, r: f64) -> f64 {
-    r - signed_distance(shape, p)
+/// A body's gap to an obstacle: `gap` m between its edge and the obstacle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clearance {
+    pub gap: f64,
+    pub t: f64,
+    pub frame: usize,
+    pub agent: u32,
+    pub obstacle: u32,
+}
+
+/// Obstacles with their bounding boxes, for the gaps of bodies to them.
+pub struct Walls<'a> {
+    obstacles: &'a [Obstacle],
+    boxes: Vec<Rect>,
+}
+
+impl<'a> Walls<'a> {
+    pub fn new(obstacles: &'a [Obstacle]) -> Walls<'a> {
+        Walls { obstacles, boxes: obstacles.iter().map(|o| bounding_box(&o.shape)).collect() }
+    }
+
+    /// The gap between the edge of a body at `p` of radius `r` and obstacle
+    /// `o` (negative: they overlap), unless the body is clear of it by at
+    /// least `bound`: a box is never farther than its shape, so a body that
+    /// far from the box can neither touch the shape nor come closer.
+    pub fn gap_below(&self, o: usize, p: Vec2, r: f64, bound: Option<f64>) -> Option<f64> {
+        let beyond_box = box_distance(&self.boxes[o], p) - r;
+        if beyond_box > 0.0 && bound.is_some_and(|b| beyond_box >= b) {
+            return None;
+        }
+        Some(signed_distance(&self.obstacles[o].shape, p) - r)
+    }
+
+    /// The smallest gap of the bodies at `rows` to obstacle `only` (or to
+    /// every obstacle): `(gap, row, obstacle)`, `None` without rows or obstacles.
+    pub fn closest(
+        &self,
+        pos: &[Vec2],
+        radius: &[f64],
+        rows: &[usize],
+        only: Option<usize>,
+    ) -> Option<(f64, usize, usize)> {
+        let obstacles = match only {
+            Some(o) => o..o + 1,
+            None => 0..self.obstacles.len(),
+        };
+        let mut best: Option<(f64, usize, usize)> = None;
+        for &r in rows {
+            for o in obstacles.clone() {
+                if let Some(gap) = self.gap_below(o, pos[r], radius[r], best.map(|b| b.0)) {
+                    if best.is_none_or(|b| gap < b.0) {
+                        best = Some((gap, r, o));
+                    }
+                }
+            }
+        }
+        best
+    }
 }
 
 /// Intrusions into `obstacles` over every frame; `radius` is per row.
 pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intrusions {
     let mut out = Intrusions::default();
-    let max_r = radius.iter().copied().fold(0.0, f64::max);
-    let boxes: Vec<Rect> = obstacles
-        .iter()
-        .map(|o| {
-            let b = bounding_box(&o.shape);
-            Rect { min: b.min - max_r, max: b.max + max_r }
-        })
-        .collect();
+    let walls = Walls::new(obstacles);
     let mut previous: Vec<(u32, u32)> = Vec::new();
     for (k, f) in trace.frames.iter().enumerate() {
         let mut now: Vec<(u32, u32)> = Vec::new();
@@ -163,8 +215,10 @@ pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intr
             let mut overlapping = false;
             let mut inside = false;
             for (o, ob) in obstacles.iter().enumerate() {
-                if !boxes[o].contains(p) {
-                    continue;
+                let Some(gap) = walls.gap_below(o, p, radius[r], out.min_clearance.map(|c| c.gap)) else { continue };
+                if out.min_clearance.is_none_or(|c| gap < c.gap) {
+                    out.min_clearance =
+                        Some(Clearance { gap, t: f.t, frame: k, agent: trace.id[r], obstacle: o as u32 });
                 }
                 if contains(&ob.shape, p) {
                     inside = true;
@@ -172,7 +226,7 @@ pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intr
                         out.first_inside = Some(First { t: f.t, frame: k, a: trace.id[r], b: o as u32 });
                     }
                 }
-                let depth = penetration(&ob.shape, p, radius[r]);
+                let depth = -gap;
                 if depth > OVERLAP_EPS {
                     overlapping = true;
                     out.max_depth = out.max_depth.max(depth);
@@ -194,19 +248,29 @@ pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intr
     out
 }
 
+/// Distance from `p` to the rectangle (0 inside it).
+fn box_distance(b: &Rect, p: Vec2) -> f64 {
+    let d = (b.min - p).max(p - b.max).max(Vec2::ZERO);
+    d.length()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn overlaps_match_a_brute_force() {
-        let mut s = 99u64;
-        let mut next = || {
+    /// Uniforms in `[0, 1)` by xorshift, for test scenes.
+    fn uniform(mut s: u64) -> impl FnMut() -> f64 {
+        move || {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
             (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        }
+    }
+
+    #[test]
+    fn overlaps_match_a_brute_force() {
+        let mut next = uniform(99);
         let pos: Vec<Vec2> = (0..400).map(|_| Vec2::new(next() * 20.0, next() * 10.0)).collect();
         let radius: Vec<f64> = (0..400).map(|_| 0.1 + next() * 0.3).collect();
         let got: Vec<(u32, u32)> = overlapping_pairs(&pos, &radius).iter().map(|&(i, j, _)| (i, j)).collect();
@@ -220,5 +284,37 @@ mod tests {
         }
         assert!(!want.is_empty());
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_closest_gap_matches_a_brute_force() {
+        use crate::ir::Shape;
+        let mut next = uniform(7);
+        let shapes = [
+            Shape::Rect(Rect { min: Vec2::new(2.0, 2.0), max: Vec2::new(4.0, 3.0) }),
+            Shape::Circle { center: Vec2::new(12.0, 6.0), radius: 1.5 },
+            Shape::Polyline { points: vec![Vec2::new(6.0, 8.0), Vec2::new(9.0, 8.0), Vec2::new(9.0, 4.0)], width: 0.3 },
+        ];
+        let obstacles: Vec<Obstacle> =
+            shapes.into_iter().enumerate().map(|(i, shape)| Obstacle { name: format!("o{i}"), shape }).collect();
+        let walls = Walls::new(&obstacles);
+        for _ in 0..200 {
+            let pos: Vec<Vec2> = (0..30).map(|_| Vec2::new(next() * 16.0, next() * 10.0)).collect();
+            let radius: Vec<f64> = (0..30).map(|_| 0.1 + next() * 0.3).collect();
+            let rows: Vec<usize> = (0..30).collect();
+            for only in [None, Some(1)] {
+                let (gap, r, o) = walls.closest(&pos, &radius, &rows, only).expect("bodies and obstacles");
+                let mut want = f64::INFINITY;
+                for &k in &rows {
+                    for (j, ob) in obstacles.iter().enumerate() {
+                        if only.is_none_or(|x| x == j) {
+                            want = want.min(signed_distance(&ob.shape, pos[k]) - radius[k]);
+                        }
+                    }
+                }
+                assert_eq!(gap, want);
+                assert_eq!(gap, signed_distance(&obstacles[o].shape, pos[r]) - radius[r]);
+            }
+        }
     }
 }

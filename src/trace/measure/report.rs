@@ -288,6 +288,8 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
             put("intrusion_events", Value::Count(i.events), "");
             put("intrusion_agent_frames", Value::Count(i.agent_frames), "");
             put("max_intrusion", Value::Number(i.max_depth), "m");
+            let gap = i.min_clearance.map(|c| c.gap);
+            put("min_clearance", Value::from_option(gap, "no obstacle, or no agent"), "m");
             put("centre_inside_obstacle_frames", Value::Count(i.centre_inside), "");
             let outside = trace.pos.iter().filter(|q| !p.world.bounds.contains(**q)).count();
             put("outside_bounds_frames", Value::Count(outside as u64), "");
@@ -309,10 +311,15 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
                 "intrusion_events",
                 "intrusion_agent_frames",
                 "max_intrusion",
+                "min_clearance",
                 "centre_inside_obstacle_frames",
                 "outside_bounds_frames",
             ] {
-                put(name, Value::Missing("needs --scenario"), if name == "max_intrusion" { "m" } else { "" });
+                put(
+                    name,
+                    Value::Missing("needs --scenario"),
+                    if matches!(name, "max_intrusion" | "min_clearance") { "m" } else { "" },
+                );
             }
         }
     }
