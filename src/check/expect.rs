@@ -72,25 +72,27 @@ impl Checker {
             A::Clearance { who, from, distance, at } => {
                 let who = everyone(self, who);
                 let obstacle = from.as_ref().map(|n| self.resolve(n, &[Kind::Obstacle]));
-                if from.is_none() && self.world.as_ref().is_some_and(|w| w.obstacles.is_empty()) {
+                let bare = from.is_none() && self.world.as_ref().is_some_and(|w| w.obstacles.is_empty());
+                if bare {
                     self.error(
                         Diagnostic::error("E070", e.span.clone(), "a clearance claim in a world without obstacles")
                             .label("no obstacle to keep clear of")
                             .help("add an `obstacle` to the world, or leave the claim out"),
                     );
-                    return None;
                 }
                 let d = self.si_in(distance, Dim::Length, 0.0, f64::INFINITY, false, "clearance");
-                let at = at.as_ref().map(|w| self.when(w));
-                // Every part is checked before any failure returns, so that all mistakes are reported.
+                // Each part has reported its mistakes before any of them returns.
+                let at = match at {
+                    Some(w) => Some(self.when(w)?),
+                    None => None,
+                };
                 let obstacle = match obstacle {
                     Some(o) => Some(ir::ObstacleId(o?.index)),
                     None => None,
                 };
-                let at = match at {
-                    Some(w) => Some(w?),
-                    None => None,
-                };
+                if bare {
+                    return None;
+                }
                 K::Clearance { who: who?, obstacle, distance: d?, at }
             }
             A::NobodyInCore { who, groups } => {

@@ -986,8 +986,8 @@ pub enum ExpectationKind {
     /// No agent of `who` is ever inside the obstacle (or any obstacle).
     NeverInside { who: Subject, obstacle: Option<ObstacleId> },
     /// The gap between the edge of every body of `who` and the obstacle (or
-    /// every obstacle) stays ≥ `distance` (m; negative: an overlap allowed):
-    /// over the whole run, or at the frames `at` names.
+    /// every obstacle) stays ≥ `distance` (m): over the whole run, or at the
+    /// frames `at` names.
     Clearance { who: Subject, obstacle: Option<ObstacleId>, distance: f64, at: Option<When> },
     /// At least (at most) `amount` of `who`'s live agents are inside the area.
     Inside { who: Subject, comparison: Comparison, amount: Amount, area: AreaRef, at: When },

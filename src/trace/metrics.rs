@@ -225,29 +225,16 @@ pub fn evaluate(program: &Program, rec: &Recorded) -> Vec<Checked> {
 fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
     let program = fr.program;
     let rec = fr.rec;
-    let ok_or = |ok: bool, detail: String| if ok { Verdict::Holds(detail) } else { Verdict::Fails(detail) };
     match kind {
         ExpectationKind::ReachesGoal { who, by } => arrive::reaches_goal(fr, *who, *by),
-        ExpectationKind::MinDistance { among, distance, at: Some(at) } => {
-            when::over(fr, *at, |f| match closest_pair(fr, f, *among) {
-                None => Ok(format!("never two such agents at {} s", Num(f.t))),
-                Some((d, a, b)) => seen(d >= distance - 1e-12, closest_detail(d, a, b, f.t)),
-            })
-        }
-        ExpectationKind::MinDistance { among, distance, at: None } => {
-            let mut worst: Option<(f64, u32, u32, f64)> = None;
-            for f in &rec.frames {
-                if let Some((d, a, b)) = closest_pair(fr, f, *among) {
-                    if worst.is_none_or(|w| d < w.0) {
-                        worst = Some((d, a, b, f.t));
-                    }
-                }
-            }
-            match worst {
-                None => Verdict::Holds("never two such agents at once".into()),
-                Some((d, a, b, t)) => ok_or(d >= distance - 1e-12, closest_detail(d, a, b, t)),
-            }
-        }
+        ExpectationKind::MinDistance { among, distance, at } => when::lowest(
+            fr,
+            *at,
+            distance - 1e-12,
+            |f| closest_pair(fr, f, *among).map(|(d, a, b)| (d, (a, b))),
+            |d, &(a, b), t| closest_detail(d, a, b, t),
+            "never two such agents",
+        ),
         ExpectationKind::NeverInside { who, obstacle } => {
             let obstacles: Vec<usize> = match obstacle {
                 Some(o) => vec![o.index()],
@@ -461,7 +448,6 @@ pub fn formation_of(rows: &[usize], column: &[Option<FormationKind>]) -> Formati
     }
 }
 
-/// The index of frame `f` among the recorded frames.
 /// The two closest agents of `among` in frame `f`: their distance and ids.
 fn closest_pair(fr: &Frames<'_>, f: &FrameSpan, among: Subject) -> Option<(f64, u32, u32)> {
     let rows = fr.rows(f, among);
@@ -473,6 +459,7 @@ fn closest_detail(d: f64, a: u32, b: u32, t: f64) -> String {
     format!("closest: {} m between agents {a} and {b} at {} s", Num(d), Num(t))
 }
 
+/// The index of frame `f` among the recorded frames.
 pub(crate) fn frame_index(rec: &Recorded, f: &FrameSpan) -> usize {
     rec.frames.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
 }

@@ -60,33 +60,18 @@ pub fn clearance(
     let (radius, _) = radii(trace, Some(program));
     let walls = Walls::new(&program.world.obstacles);
     let only = obstacle.map(|o| o.index());
-    let closest = |f: &crate::trace::read::FrameSpan| walls.closest(&trace.pos, &radius, &fr.rows(f, who), only);
-    let detail = |(gap, r, o): (f64, usize, usize), t: f64| {
+    let detail = |gap: f64, &(r, o): &(usize, usize), t: f64| {
         let name = &program.world.obstacles[o].name;
         format!("closest: agent {} {} m from {name} at {} s", trace.id[r], Num(gap), Num(t))
     };
     // Bodies the executor holds against a wall end within round-off of
     // contact (1e-10 m at a pillar's edge): touching, not overlapping.
-    let holds = |gap: f64| gap >= distance - CONTACT;
-    match at {
-        Some(at) => when::over(fr, at, |f| match closest(f) {
-            None => Ok(format!("no such agent at {} s", Num(f.t))),
-            Some(c) => when::seen(holds(c.0), detail(c, f.t)),
-        }),
-        None => {
-            let mut worst: Option<((f64, usize, usize), f64)> = None;
-            for f in &fr.rec.frames {
-                if let Some(c) = closest(f) {
-                    if worst.is_none_or(|w| c.0 < w.0 .0) {
-                        worst = Some((c, f.t));
-                    }
-                }
-            }
-            match worst {
-                None => Verdict::Holds("no such agent".into()),
-                Some((c, t)) if holds(c.0) => Verdict::Holds(detail(c, t)),
-                Some((c, t)) => Verdict::Fails(detail(c, t)),
-            }
-        }
-    }
+    when::lowest(
+        fr,
+        at,
+        distance - CONTACT,
+        |f| walls.closest(&trace.pos, &radius, &fr.rows(f, who), only).map(|(gap, r, o)| (gap, (r, o))),
+        detail,
+        "no such agent",
+    )
 }

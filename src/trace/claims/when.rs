@@ -20,6 +20,40 @@ pub fn seen(ok: bool, detail: String) -> Seen {
     }
 }
 
+/// A claim that a frame's least value (the closest pair, the smallest gap)
+/// is at least `bound`: at the frames `at` names, or over the whole run,
+/// where the frame with the least value decides. `least` gives a frame's
+/// value and what `detail(value, what, t)` names; `None` for a frame with
+/// nothing to measure, which holds (`none` says what it lacks).
+pub fn lowest<T>(
+    fr: &Frames<'_>,
+    at: Option<When>,
+    bound: f64,
+    least: impl Fn(&FrameSpan) -> Option<(f64, T)>,
+    detail: impl Fn(f64, &T, f64) -> String,
+    none: &str,
+) -> Verdict {
+    if let Some(at) = at {
+        return over(fr, at, |f| match least(f) {
+            None => Ok(format!("{none} at {} s", Num(f.t))),
+            Some((v, what)) => seen(v >= bound, detail(v, &what, f.t)),
+        });
+    }
+    let mut worst: Option<(f64, T, f64)> = None;
+    for f in &fr.rec.frames {
+        if let Some((v, what)) = least(f) {
+            if worst.as_ref().is_none_or(|w| v < w.0) {
+                worst = Some((v, what, f.t));
+            }
+        }
+    }
+    match worst {
+        None => Verdict::Holds(format!("{none} at once")),
+        Some((v, what, t)) if v >= bound => Verdict::Holds(detail(v, &what, t)),
+        Some((v, what, t)) => Verdict::Fails(detail(v, &what, t)),
+    }
+}
+
 /// What a claim on a measurement that some frames lack says about one
 /// frame: the claim's verdict there, or why the frame has no measurement.
 pub enum Measured {

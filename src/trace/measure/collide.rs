@@ -133,24 +133,13 @@ pub struct Intrusions {
     pub centre_inside: u64,
     /// The deepest overlap, m.
     pub max_depth: f64,
-    /// The smallest gap between a body's edge and an obstacle over the run
-    /// (negative: the body overlaps it), with where it was; `None` without
-    /// obstacles or agents.
-    pub min_clearance: Option<Clearance>,
+    /// The smallest gap between a body's edge and an obstacle over the run,
+    /// m (negative: the body overlaps it); `None` without obstacles or agents.
+    pub min_clearance: Option<f64>,
     /// `b` is the obstacle's index.
     pub first: Option<First>,
     /// The first centre inside an obstacle.
     pub first_inside: Option<First>,
-}
-
-/// A body's gap to an obstacle: `gap` m between its edge and the obstacle.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Clearance {
-    pub gap: f64,
-    pub t: f64,
-    pub frame: usize,
-    pub agent: u32,
-    pub obstacle: u32,
 }
 
 /// Obstacles with their bounding boxes, for the gaps of bodies to them.
@@ -215,11 +204,8 @@ pub fn intrusions(trace: &Trace, radius: &[f64], obstacles: &[Obstacle]) -> Intr
             let mut overlapping = false;
             let mut inside = false;
             for (o, ob) in obstacles.iter().enumerate() {
-                let Some(gap) = walls.gap_below(o, p, radius[r], out.min_clearance.map(|c| c.gap)) else { continue };
-                if out.min_clearance.is_none_or(|c| gap < c.gap) {
-                    out.min_clearance =
-                        Some(Clearance { gap, t: f.t, frame: k, agent: trace.id[r], obstacle: o as u32 });
-                }
+                let Some(gap) = walls.gap_below(o, p, radius[r], out.min_clearance) else { continue };
+                out.min_clearance = Some(out.min_clearance.map_or(gap, |c| c.min(gap)));
                 if contains(&ob.shape, p) {
                     inside = true;
                     if out.first_inside.is_none() {

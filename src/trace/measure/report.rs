@@ -288,8 +288,7 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
             put("intrusion_events", Value::Count(i.events), "");
             put("intrusion_agent_frames", Value::Count(i.agent_frames), "");
             put("max_intrusion", Value::Number(i.max_depth), "m");
-            let gap = i.min_clearance.map(|c| c.gap);
-            put("min_clearance", Value::from_option(gap, "no obstacle, or no agent"), "m");
+            put("min_clearance", Value::from_option(i.min_clearance, "no obstacle, or no agent"), "m");
             put("centre_inside_obstacle_frames", Value::Count(i.centre_inside), "");
             let outside = trace.pos.iter().filter(|q| !p.world.bounds.contains(**q)).count();
             put("outside_bounds_frames", Value::Count(outside as u64), "");
