@@ -246,6 +246,7 @@ impl NodeGrid {
     }
 
     /// The node of cell (`ix`, `iy`).
+    #[cfg(test)]
     pub fn node(&self, ix: u32, iy: u32) -> Option<u32> {
         (ix < self.nx && iy < self.ny).then(|| iy * self.nx + ix)
     }

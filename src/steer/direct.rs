@@ -4,9 +4,10 @@
 use crate::ir::Vec2;
 
 /// Eqs. 10–11: `m_d = Σ w_k u_k` with `u_k = m_k − p`, over the markers in
-/// the personal space given as `(m_k, w_k)`.
-pub fn motion_direction(p: Vec2, weighted: impl Iterator<Item = (Vec2, f64)>) -> Vec2 {
-    weighted.fold(Vec2::ZERO, |m_d, (m, w)| m_d + (m - p) * w)
+/// the personal space given as `(m_k, w_k)`; with `Σ w_k`, which scales
+/// `m_d` to the weighted centre's offset.
+pub fn motion_direction(p: Vec2, weighted: impl Iterator<Item = (Vec2, f64)>) -> (Vec2, f64) {
+    weighted.fold((Vec2::ZERO, 0.0), |(m_d, total), (m, w)| (m_d + (m - p) * w, total + w))
 }
 
 /// Eq. 12's displacement `β m_d / |m_d|` (without `d_enf`); zero when `m_d` vanishes.
@@ -47,8 +48,8 @@ mod tests {
     #[test]
     fn eq11_sums_weighted_offsets() {
         let p = Vec2::new(1.0, 1.0);
-        let m = motion_direction(p, [(Vec2::new(2.0, 1.0), 10.0), (Vec2::new(1.0, 3.0), 1.0)].into_iter());
-        assert_eq!(m, Vec2::new(10.0, 2.0));
+        let (m, total) = motion_direction(p, [(Vec2::new(2.0, 1.0), 10.0), (Vec2::new(1.0, 3.0), 1.0)].into_iter());
+        assert_eq!((m, total), (Vec2::new(10.0, 2.0), 11.0));
         let s = step(m, 0.05);
         assert!((s.length() - 0.05).abs() < 1e-15);
         assert_eq!(step(Vec2::ZERO, 0.05), Vec2::ZERO);

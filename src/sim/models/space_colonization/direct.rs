@@ -182,7 +182,7 @@ pub(super) fn direct_plan(
         weighted.push((q, w, on_mask));
     });
     let weights = weighted.into_iter().map(|(q, w, on_mask)| (q, if sees_mask && !on_mask { 0.0 } else { w }));
-    let (m_d, total) = weights.fold((Vec2::ZERO, 0.0), |(m, t), (q, w)| (m + (q - p) * w, t + w));
+    let (m_d, total) = direct::motion_direction(p, weights);
     // Forming a shape or lining up on a mask, an agent walks to the weighted
     // centre of its markers and stops there, instead of stepping β past it
     // and back every step.
