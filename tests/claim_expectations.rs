@@ -1,6 +1,6 @@
 //! The claims about proximity, amounts inside an area, counts, the mean
 //! distance to the nearest other agent, the mean speed, collisions, stuck agents, trips,
-//! distance moved, goals picked, coverage and a group's
+//! distance moved, path ratios, goals picked, coverage and a group's
 //! formation error and spread, the time qualifiers `during` and `for at
 //! least X% of`, and the subject `followers of`: each written in the
 //! scenario language, evaluated over a hand-made trace, holds where the
@@ -148,6 +148,17 @@ fn distance_moved() {
         ("a moves at least 1 m by 10 s", '-', "the least moved: agent 3, 0 m"),
         ("at most 1 of a move less than 5 m by 10 s", '+', "1 of 3 agent(s) moved less than 5 m"),
         ("at most 0 of a move less than 5 m by 10 s", '-', "first: agent 3"),
+    ]);
+}
+
+#[test]
+fn path_ratio() {
+    check(&[
+        ("path ratio of a <= 1.05", '+', "2 path(s), path ratios per completed trip"),
+        // Agent 1's swerve makes its trip 14.69 m long for 14.4 m straight.
+        ("path ratio of a <= 1.01", '-', "the longest: agent 1, 1.02034 times the straight line"),
+        // Agent 3 never leaves its spot, and `b` completes no trip.
+        ("path ratio of b <= 2", '-', "no path of the 1 agent(s) measured"),
     ]);
 }
 

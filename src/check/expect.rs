@@ -156,6 +156,11 @@ impl Checker {
                 let max = self.si_in(max, Dim::Length, 0.0, f64::INFINITY, false, "overlap");
                 K::Overlap { among: among?, max: max? }
             }
+            A::PathRatio { who, max } => {
+                let who = self.subject(who);
+                let max = self.si_in(max, Dim::Number, 1.0, f64::INFINITY, false, "path ratio");
+                K::PathRatio { who: who?, max: max? }
+            }
             A::Stuck { max, who } => {
                 let max = self.amount(max, "number of stuck agents");
                 let who = self.subject(who).filter(|s| self.subject_has_goal(*s, who.span()));

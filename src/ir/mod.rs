@@ -1029,6 +1029,9 @@ pub enum ExpectationKind {
     Collisions { among: Subject, max: u32 },
     /// The deepest overlap of two bodies of `among` over the run ≤ `max` (m).
     Overlap { among: Subject, max: f64 },
+    /// Every path of `who` is at most `max` times the straight line between
+    /// its ends (`crowd metrics`' `path_ratio_max`, for `who` alone).
+    PathRatio { who: Subject, max: f64 },
     /// At most `max` of `who` are stuck at the end of their tracks.
     Stuck { who: Subject, max: Amount },
     /// At least `share` of `who`'s trips complete with a travel time ≤ `within` (s).

@@ -633,6 +633,10 @@ pub enum ExpectationKind {
         among: Option<Subject>,
         max: Quantity,
     },
+    PathRatio {
+        who: Subject,
+        max: Quantity,
+    },
     Stuck {
         max: Quantity,
         who: Subject,

@@ -857,6 +857,10 @@ impl Builder {
             Rule::expect_overlap => {
                 ExpectationKind::Overlap { among: subjects(self).pop(), max: quantities(self).remove(0) }
             }
+            Rule::expect_path_ratio => ExpectationKind::PathRatio {
+                who: subjects(self).remove(0),
+                max: self.bare_number(p.iter().find(|x| x.as_rule() == Rule::number).expect("path ratio").clone()),
+            },
             Rule::expect_stuck => {
                 ExpectationKind::Stuck { max: quantities(self).remove(0), who: subjects(self).remove(0) }
             }

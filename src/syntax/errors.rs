@@ -231,6 +231,8 @@ const KEYWORDS: &[&str] = &[
     "each",
     "picks",
     "covers",
+    "path",
+    "ratio",
     "error",
     "chaotic",
     "r",

@@ -547,6 +547,11 @@ pub const KEYWORDS: &[Keyword] = &[
         section: "7. Model parameters",
     },
     Keyword {
+        word: "path",
+        doc: "`path ratio of X <= R`: every path of X (per completed trip, else per agent) is at most R times the straight line between its ends (`path_ratio_max`).",
+        section: "8. Expectations",
+    },
+    Keyword {
         word: "peak",
         doc: "`peak N [agents] at T`: agents created linearly from t = 0 so that there are N at time T; instead of `count` (E072 with both).",
         section: "4. Populations and single agents",
@@ -620,6 +625,11 @@ pub const KEYWORDS: &[Keyword] = &[
         word: "radius",
         doc: "`circle (X, Y) radius R`; the attribute `radius DIST`: body radius (> 0, at most 2 m, default 0.25 m); also an output column.",
         section: "4. Populations and single agents",
+    },
+    Keyword {
+        word: "ratio",
+        doc: "`path ratio of X <= R`: every path of X (per completed trip, else per agent) is at most R times the straight line between its ends (`path_ratio_max`).",
+        section: "8. Expectations",
     },
     Keyword {
         word: "reach",

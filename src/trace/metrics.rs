@@ -335,6 +335,7 @@ fn verdict(fr: &Frames<'_>, kind: &ExpectationKind) -> Verdict {
         ExpectationKind::TripsWithin { who, share, within } => arrive::trips_within(fr, *who, *share, *within),
         ExpectationKind::PicksGoals { who, count, by } => arrive::picks(fr, *who, Comparison::AtLeast, *count, *by),
         ExpectationKind::PicksAtMost { who, count, by } => arrive::picks(fr, *who, Comparison::AtMost, *count, *by),
+        ExpectationKind::PathRatio { who, max } => moved::path_ratio(fr, *who, *max),
         ExpectationKind::Moves { who, distance, by } => moved::moves(fr, *who, *distance, *by),
         ExpectationKind::MoveLess { who, max, distance, by } => moved::move_less(fr, *who, *max, *distance, *by),
         ExpectationKind::NeverInCore { who, groups } => groups::never_in_core(fr, *who, *groups),

@@ -133,6 +133,7 @@ impl Out<'_> {
             }
             K::Collisions { among, max } => format!("collisions among {} <= {max}", s(*among)),
             K::Overlap { among, max } => format!("overlap among {} <= {}", s(*among), m(*max)),
+            K::PathRatio { who, max } => format!("path ratio of {} <= {}", s(*who), number(*max)),
             K::Stuck { who, max } => format!("at most {} of {} stuck", amount(*max), s(*who)),
             K::TripsWithin { who, share, within } => format!(
                 "at least share {} of trips of {} complete within {}",

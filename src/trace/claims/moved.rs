@@ -1,10 +1,39 @@
 //! `X moves at least D by T` and `at most N of X move less than D by T`:
 //! displacement from the first recorded position, not path length, so an
-//! agent jittering in place does not move.
+//! agent jittering in place does not move. `path ratio of X <= R`: how much
+//! longer than the straight line X's paths are, as `crowd metrics` measures
+//! `path_ratio_max`.
 
 use super::{Frames, Num};
 use crate::ir::{Amount, Comparison, Subject};
+use crate::trace::measure::motion::{path_ratios, path_ratios_note, MIN_STRAIGHT};
 use crate::trace::metrics::{amount_compares, Verdict};
+
+/// No path of `who` is longer than `max` times the straight line between its ends.
+pub fn path_ratio(fr: &Frames<'_>, who: Subject, max: f64) -> Verdict {
+    let mine = fr.tracks(who);
+    let (ratios, per_trip) = path_ratios(&fr.rec.trace, fr.goals());
+    let measured: Vec<(u32, f64)> = ratios.into_iter().filter(|(k, _)| mine.contains(&(*k as usize))).collect();
+    let Some(&(k, worst)) = measured.iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0))) else {
+        return Verdict::Fails(format!(
+            "no path of the {} agent(s) measured ({}; paths ending less than {MIN_STRAIGHT} m from their start are left out)",
+            mine.len(),
+            path_ratios_note(per_trip)
+        ));
+    };
+    let detail = format!(
+        "{} path(s), {}; the longest: agent {}, {} times the straight line",
+        measured.len(),
+        path_ratios_note(per_trip),
+        fr.rec.trace.tracks.id[k as usize],
+        Num(worst)
+    );
+    if worst <= max {
+        Verdict::Holds(detail)
+    } else {
+        Verdict::Fails(detail)
+    }
+}
 
 /// Per agent of `who` recorded by `by`: (its id, the farthest it got from
 /// its first recorded position up to `by`).

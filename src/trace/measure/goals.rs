@@ -242,8 +242,9 @@ pub struct Goals {
     /// Duration of every completed trip, in track order, s.
     pub travel_times: Vec<f64>,
     /// Path length over the straight line of every completed trip that ended
-    /// at least [`super::motion::MIN_STRAIGHT`] from where it started.
-    pub trip_ratios: Vec<f64>,
+    /// at least [`super::motion::MIN_STRAIGHT`] from where it started, with
+    /// its track, in track order.
+    pub trip_ratios: Vec<(u32, f64)>,
     /// Per track: when the agent first arrived, s.
     pub first_arrival: Vec<Option<f64>>,
     /// Per track: whether the agent ever had a measurable goal.
@@ -284,7 +285,7 @@ pub fn goals(trace: &Trace, targets: &Targets, reach: Reach) -> Goals {
             pts.clear();
             pts.extend(rows[from..=to].iter().map(|&r| trace.pos[r as usize]));
             if let Some(x) = path_ratio(&pts) {
-                out.trip_ratios.push(x);
+                out.trip_ratios.push((k as u32, x));
             }
         };
         for (i, &r) in rows.iter().enumerate() {

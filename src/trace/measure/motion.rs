@@ -8,6 +8,7 @@ use crate::trace::metrics::MOVING;
 use crate::world::geometry::polyline_length;
 use crate::world::grid::Grid;
 
+use super::goals::Goals;
 use super::load::Trace;
 
 /// Paths whose ends are closer than this have no meaningful ratio, m.
@@ -33,6 +34,28 @@ pub fn paths(trace: &Trace) -> Vec<(f64, Option<f64>)> {
             (polyline_length(&pts), path_ratio(&pts))
         })
         .collect()
+}
+
+/// The path ratios `crowd metrics` reports, with their tracks: per
+/// completed trip when goals are known and a trip was completed, else per
+/// agent (first to last position); `true` when per trip.
+pub fn path_ratios(trace: &Trace, goals: Option<&Goals>) -> (Vec<(u32, f64)>, bool) {
+    match goals {
+        Some(g) if g.trips_done > 0 => (g.trip_ratios.clone(), true),
+        _ => {
+            let per_agent = paths(trace).into_iter().enumerate();
+            (per_agent.filter_map(|(k, (_, r))| Some((k as u32, r?))).collect(), false)
+        }
+    }
+}
+
+/// How [`path_ratios`] measured, for a report.
+pub fn path_ratios_note(per_trip: bool) -> &'static str {
+    if per_trip {
+        "path ratios per completed trip (start of the trip to arrival)"
+    } else {
+        "path ratios per agent (first to last position)"
+    }
 }
 
 /// Summary statistics of a sample.

@@ -9,7 +9,7 @@ use super::collide::{collisions, intrusions};
 use super::goals::{goals, targets, Reach};
 use super::groups;
 use super::load::{Trace, DEFAULT_RADIUS};
-use super::motion::{local_density, paths, stats, turning};
+use super::motion::{local_density, path_ratios, path_ratios_note, paths, stats, turning};
 
 /// SteerBench's default weights: score = 50 × collisions + time + energy.
 pub const STEERBENCH_WEIGHTS: (f64, f64, f64) = (50.0, 1.0, 1.0);
@@ -378,16 +378,9 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
 
     // Paths: per completed trip when goals are known, else per agent.
     let p = paths(trace);
-    let mut ratios: Vec<f64> = match &goal_info {
-        Some(g) if g.trips_done > 0 => {
-            notes.push("path ratios per completed trip (start of the trip to arrival)".into());
-            g.trip_ratios.clone()
-        }
-        _ => {
-            notes.push("path ratios per agent (first to last position)".into());
-            p.iter().filter_map(|(_, r)| *r).collect()
-        }
-    };
+    let (per_track, per_trip) = path_ratios(trace, goal_info.as_ref());
+    notes.push(path_ratios_note(per_trip).into());
+    let mut ratios: Vec<f64> = per_track.into_iter().map(|(_, x)| x).collect();
     let rs = stats(&mut ratios);
     put("path_length_mean", Value::from_option(mean(p.iter().map(|(l, _)| *l)), "no agents"), "m");
     let short = "no path ended 1 m from where it started";
