@@ -95,6 +95,23 @@ fn groups_kept_in_a_river_fail_the_edges() {
 }
 
 #[test]
+fn groups_kept_side_by_side_fail_the_narrow_edges() {
+    let failed = broken("scenarios/semantic_groups/edges_narrow.crowd", |p| fix_formation(p, Formation::SideBySide));
+    for group in ["west", "east", "south", "north"] {
+        assert_fails(&failed, &format!("formation of {group} is v"));
+    }
+}
+
+#[test]
+fn a_trio_kept_side_by_side_fails_the_bystanders() {
+    // Only the trio: the bystanders stand outside any group.
+    let failed = broken("scenarios/semantic_groups/bystanders.crowd", |p| {
+        p.groups.iter_mut().for_each(|g| g.formation = Some(Formation::SideBySide))
+    });
+    assert_fails(&failed, "formation of trio is v");
+}
+
+#[test]
 fn groups_kept_side_by_side_do_not_narrow_round_the_ponds() {
     let failed = broken("scenarios/semantic_groups/ponds.crowd", |p| fix_formation(p, Formation::SideBySide));
     for group in ["right_side", "left_side"] {
