@@ -6,14 +6,16 @@
 
 use super::{Frames, Num};
 use crate::ir::{Amount, Comparison, Subject};
-use crate::trace::measure::motion::{path_ratios, path_ratios_note, MIN_STRAIGHT};
+use crate::trace::measure::motion::{path_ratios, path_ratios_note, paths, MIN_STRAIGHT};
 use crate::trace::metrics::{amount_compares, Verdict};
 
 /// No path of `who` is longer than `max` times the straight line between its ends.
 pub fn path_ratio(fr: &Frames<'_>, who: Subject, max: f64) -> Verdict {
+    // `tracks` lists its tracks in ascending order.
     let mine = fr.tracks(who);
-    let (ratios, per_trip) = path_ratios(&fr.rec.trace, fr.goals());
-    let measured: Vec<(u32, f64)> = ratios.into_iter().filter(|(k, _)| mine.contains(&(*k as usize))).collect();
+    let (ratios, per_trip) = path_ratios(&paths(&fr.rec.trace), fr.goals());
+    let measured: Vec<(u32, f64)> =
+        ratios.into_iter().filter(|&(k, _)| mine.binary_search(&(k as usize)).is_ok()).collect();
     let Some(&(k, worst)) = measured.iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0))) else {
         return Verdict::Fails(format!(
             "no path of the {} agent(s) measured ({}; paths ending less than {MIN_STRAIGHT} m from their start are left out)",

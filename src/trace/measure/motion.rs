@@ -38,14 +38,11 @@ pub fn paths(trace: &Trace) -> Vec<(f64, Option<f64>)> {
 
 /// The path ratios `crowd metrics` reports, with their tracks: per
 /// completed trip when goals are known and a trip was completed, else per
-/// agent (first to last position); `true` when per trip.
-pub fn path_ratios(trace: &Trace, goals: Option<&Goals>) -> (Vec<(u32, f64)>, bool) {
+/// agent (first to last position, from [`paths`]); `true` when per trip.
+pub fn path_ratios(paths: &[(f64, Option<f64>)], goals: Option<&Goals>) -> (Vec<(u32, f64)>, bool) {
     match goals {
         Some(g) if g.trips_done > 0 => (g.trip_ratios.clone(), true),
-        _ => {
-            let per_agent = paths(trace).into_iter().enumerate();
-            (per_agent.filter_map(|(k, (_, r))| Some((k as u32, r?))).collect(), false)
-        }
+        _ => (paths.iter().enumerate().filter_map(|(k, &(_, r))| Some((k as u32, r?))).collect(), false),
     }
 }
 

@@ -378,7 +378,7 @@ pub fn measure(trace: &Trace, program: Option<&Program>, opts: &Options) -> Resu
 
     // Paths: per completed trip when goals are known, else per agent.
     let p = paths(trace);
-    let (per_track, per_trip) = path_ratios(trace, goal_info.as_ref());
+    let (per_track, per_trip) = path_ratios(&p, goal_info.as_ref());
     notes.push(path_ratios_note(per_trip).into());
     let mut ratios: Vec<f64> = per_track.into_iter().map(|(_, x)| x).collect();
     let rs = stats(&mut ratios);
