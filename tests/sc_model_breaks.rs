@@ -52,6 +52,9 @@
 //!   the riders on one spot stay stacked there while they wait.
 //! - `gather_room`: walkers counted as arrived as soon as they wait behind
 //!   anyone who arrived: the room fills in a crust on one side.
+//! - `round_standing`: a way around that only asks for free markers: the
+//!   walker is offered a node behind a talker, refused it every time, and
+//!   stands at its spawn.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
 
@@ -330,9 +333,11 @@ fn flows_that_do_not_keep_right_meet_head_on_and_crawl_fig13_lanes_2x() {
 fn flows_that_do_not_keep_right_lock_fig13_lanes_5x() {
     let mut program = holding("fig13_lanes_5x");
     program.params.space_colonization.lane_lookahead = 0.0;
+    // Not `lanes >= 0.9`: it scores the moving agents, and locked flows
+    // stand (177 of 200 stuck); the few still moving walk in single files.
     assert_each_fails(
         &program,
-        &["reaches goal within 150 s", "at most 0 of everyone stuck", "of eastbound inside south", "lanes >= 0.9"],
+        &["reaches goal within 150 s", "at most 0 of everyone stuck", "of eastbound inside south"],
     );
 }
 
@@ -429,6 +434,13 @@ fn arriving_behind_anyone_who_arrived_leaves_a_crust_gather_room() {
     let mut program = holding("gather_room");
     program.switches.fill_from_aim = false;
     assert_each_fails(&program, &["of crowd inside heart at 90 s", "of crowd inside room at 115 s", "of crowd stuck"]);
+}
+
+#[test]
+fn a_way_around_through_a_standing_body_is_refused_for_good_round_standing() {
+    let mut program = holding("round_standing");
+    program.switches.sidestep_round_standing = false;
+    assert_each_fails(&program, &["walker reaches goal", "of everyone stuck"]);
 }
 
 #[test]

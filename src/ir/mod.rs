@@ -106,6 +106,10 @@ pub struct Switches {
     /// and they stand nearer its aim, so that a region fills from its aim
     /// on every side; off: as soon as it waits behind anyone who arrived.
     pub fill_from_aim: bool,
+    /// A blocked reserving walker's way around is a node with no standing
+    /// body on the way to it, as the grant asks; off: any node whose
+    /// markers are free, so that it may pick one the grant refuses.
+    pub sidestep_round_standing: bool,
     /// A surrounding pursuer near its target spaces itself evenly round it
     /// among the others there, then closes in, and keeps doing so once it
     /// has arrived; off: its tree alone takes it in, and once arrived it
@@ -174,6 +178,7 @@ impl Default for Switches {
             groups_let_by: true,
             astar_follows_markers: true,
             fill_from_aim: true,
+            sidestep_round_standing: true,
             surround_evenly: true,
             surround_wait_behind: true,
             escape_farther: true,

@@ -2,10 +2,9 @@
 //! and surround's disjoint marker claims: the tables of who holds which
 //! marker, granted in id order after every agent moved.
 
-use super::walk::{Held, NodeMarkers, Walk};
+use super::walk::{standing_in_the_way, Held, NodeMarkers, Walk};
 use crate::ir::{Vec2, NONE};
 use crate::sim::scene::Scene;
-use crate::world::geometry::segment_distance;
 
 /// The two reservation passes after each step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,7 +245,8 @@ impl Tables {
                 walk.holds_at = hold_free(&mut self.held, &walk.at_markers, id, &mut walk.held_at);
             }
             Pass::Next => {
-                let in_the_way = standing_in_the_way(scene, i, walk, node);
+                let from = walk.tree.as_ref().filter(|t| (walk.at as usize) < t.len()).map(|t| t.pos(walk.at));
+                let in_the_way = from.and_then(|from| standing_in_the_way(scene, i, from, node));
                 let wanted = walk.next_markers.of(&scene.markers, &scene.marker_grid, node, r);
                 let granted = match in_the_way {
                     Some(j) => Err(j),
@@ -289,31 +289,6 @@ impl Tables {
         let entry = |k: usize| ids.get(k).map_or(0, |&m| self.held[m as usize]);
         entry(0) ^ entry(ids.len() / 2) ^ entry(ids.len().wrapping_sub(1))
     }
-}
-
-/// The id of a standing body closer than the two radii to agent `i`'s way
-/// from the node it walks from to `node`, and ahead of it. Bodies placed
-/// closer than two node reaches hold parts of each other's nodes, so the
-/// markers alone do not keep such a body off the way; a walking body holds
-/// the nodes of its own segment.
-fn standing_in_the_way(scene: &Scene, i: usize, walk: &Walk, node: Vec2) -> Option<u32> {
-    let agents = &scene.agents;
-    let from = walk.tree.as_ref().filter(|t| (walk.at as usize) < t.len())?.pos(walk.at);
-    let way = node - from;
-    let mut found = None;
-    scene.grid.for_each_near(from, way.length() + agents.radius[i] + scene.max_radius, |j, _| {
-        let j = j as usize;
-        let q = agents.pos[j];
-        if found.is_none()
-            && j != i
-            && agents.vel[j] == Vec2::ZERO
-            && (q - from).dot(way) > 0.0
-            && segment_distance(from, node, q) < agents.radius[i] + agents.radius[j]
-        {
-            found = Some(agents.id[j]);
-        }
-    });
-    found
 }
 
 /// Gives marker `m` back from agent `id`, unless `id` holds it for its next

@@ -9,7 +9,7 @@ use crate::rng::{stream, Draws, Purpose};
 use crate::sim::cache;
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
-use crate::world::geometry::polyline_length;
+use crate::world::geometry::{polyline_length, segment_distance};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
 use std::f64::consts::{PI, TAU};
@@ -264,9 +264,8 @@ impl Walk {
         if self.turned_back_at.replace(from) != Some(from) || !scene.program.switches.escape_round_corners {
             return None;
         }
-        let agents = &scene.agents;
         let away = from + (from - c);
-        let step = sidestep(scene, held, from, away, params, agents.id[i], agents.radius[i], Turns::AheadFirst)
+        let step = sidestep(scene, i, held, from, away, params, Turns::AheadFirst)
             .filter(|&step| lure.score(step) <= lure.score(from))?;
         self.turned_back_at = None;
         Some(step)
@@ -562,7 +561,7 @@ impl Growth {
                 walk.waited = 0;
                 let tree = walk.tree.get_or_insert_with(|| Tree::new(pos));
                 let turns = if walk.urgent && self.lookahead > 0.0 { Turns::KeepRight } else { Turns::EitherSide };
-                match sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns) {
+                match sidestep(scene, i, held, tree.pos(walk.at), point, params, turns) {
                     Some(side) => walk.next = tree.push_child(walk.at, side),
                     // NOTE: boxed in behind someone who has arrived counts as
                     // walking, blocked: inside the goal region that is arriving
@@ -618,9 +617,7 @@ impl Growth {
                         // end). The paper is silent; it steps for its goal, or as
                         // near that way as is clear and free.
                         let turns = Turns::AheadFirst;
-                        if let Some(step) =
-                            sidestep(scene, held, tree.pos(walk.at), point, params, id, agents.radius[i], turns)
-                        {
+                        if let Some(step) = sidestep(scene, i, held, tree.pos(walk.at), point, params, turns) {
                             walk.next = tree.push_child(walk.at, step);
                             walk.granted = false;
                             return still;
@@ -719,9 +716,7 @@ impl Growth {
         walk.turned_back_at = None;
         let lane =
             unit(tree.pos(c) - from).filter(|&d| reserve && oncoming(scene, i, from, d, self.lookahead, params.alpha));
-        if let Some(side) = lane
-            .and_then(|_| sidestep(scene, held, from, point, params, agents.id[i], agents.radius[i], Turns::KeepRight))
-        {
+        if let Some(side) = lane.and_then(|_| sidestep(scene, i, held, from, point, params, Turns::KeepRight)) {
             // Someone comes the other way on this lane: keep right of them.
             walk.branch_to(side);
             return true;
@@ -908,7 +903,9 @@ enum Turns {
 
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
 /// turning from the goal direction in 30° steps as `way` says, whose
-/// segment is clear and whose markers nobody else holds.
+/// segment is clear and whose markers nobody else holds (and, where markers
+/// are reserved, with no standing body in the way: the grant refuses such
+/// a node).
 ///
 /// NOTE: the paper has a blocked agent wait until the markers are freed;
 /// in head-on flows that deadlocks. Its own account of lanes is that
@@ -916,17 +913,16 @@ enum Turns {
 /// the opposite direction", which is what this does; keeping to one side
 /// (the right, as pedestrians in most countries do) is what makes the two
 /// flows' changes agree instead of meeting again.
-#[allow(clippy::too_many_arguments)]
 fn sidestep(
     scene: &Scene,
+    i: usize,
     held: &[u32],
     from: Vec2,
     goal: Vec2,
     params: TreeParams,
-    id: u32,
-    radius: f64,
     way: Turns,
 ) -> Option<Vec2> {
+    let (id, radius) = (scene.agents.id[i], scene.agents.radius[i]);
     // 30° to 120° either side of the goal direction.
     let turns = &TURNS[1..];
     let dir = unit(goal - from)?;
@@ -954,5 +950,35 @@ fn sidestep(
         Turns::EitherSide => both.collect(),
         Turns::AheadFirst => std::iter::once((TURNS[0], 1.0)).chain(both).collect(),
     };
-    order.into_iter().map(|(t, side)| step(t, side)).find(|&cand| walkable(cand) && free(cand))
+    // NOTE: the grant refuses a node with a standing body on the way to it.
+    // Offered as a way around all the same, it was refused every time: a
+    // walker with two people standing across its way stood at its spawn
+    // for the whole run (`round_standing`, seeds 1-20).
+    let clear_of_standing = scene.program.switches.sidestep_round_standing && !held.is_empty();
+    let unblocked = |cand: Vec2| !clear_of_standing || standing_in_the_way(scene, i, from, cand).is_none();
+    order.into_iter().map(|(t, side)| step(t, side)).find(|&cand| walkable(cand) && free(cand) && unblocked(cand))
+}
+
+/// The id of a standing body closer than the two radii to agent `i`'s way
+/// from `from` to `node`, and ahead of it. Bodies placed closer than two
+/// node reaches hold parts of each other's nodes, so the markers alone do
+/// not keep such a body off the way; a walking body holds the nodes of its
+/// own segment.
+pub(super) fn standing_in_the_way(scene: &Scene, i: usize, from: Vec2, node: Vec2) -> Option<u32> {
+    let agents = &scene.agents;
+    let way = node - from;
+    let mut found = None;
+    scene.grid.for_each_near(from, way.length() + agents.radius[i] + scene.max_radius, |j, _| {
+        let j = j as usize;
+        let q = agents.pos[j];
+        if found.is_none()
+            && j != i
+            && agents.vel[j] == Vec2::ZERO
+            && (q - from).dot(way) > 0.0
+            && segment_distance(from, node, q) < agents.radius[i] + agents.radius[j]
+        {
+            found = Some(agents.id[j]);
+        }
+    });
+    found
 }
