@@ -55,6 +55,9 @@
 //! - `round_standing`: a way around that only asks for free markers: the
 //!   walker is offered a node behind a talker, refused it every time, and
 //!   stands at its spawn.
+//! - `round_block`: a tree that grows nothing at the block's face waited on
+//!   until the growth cap: the walkers facing the block stand there and
+//!   are not across in time.
 
 use crowd::ir::{Action, BehaviourBody, Dist, Place, Planner, PlannerKind, Program, Target, Vec2};
 
@@ -441,6 +444,13 @@ fn a_way_around_through_a_standing_body_is_refused_for_good_round_standing() {
     let mut program = holding("round_standing");
     program.switches.sidestep_round_standing = false;
     assert_each_fails(&program, &["walker reaches goal", "of everyone stuck"]);
+}
+
+#[test]
+fn a_tree_that_grows_nothing_at_the_face_is_waited_on_round_block() {
+    let mut program = holding("round_block");
+    program.switches.barren_is_dry = false;
+    assert_fails(&program, "everyone reaches goal within 35 s");
 }
 
 #[test]

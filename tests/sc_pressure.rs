@@ -26,7 +26,7 @@ fn flows_with_room_to_start_do_not_touch_at_100_per_direction() {
     let program = compile("docs/pressure/counterflow_reserve_100_roomy.crowd");
     let failed = failures(&program);
     assert!(!failed.iter().any(|f| f.contains("collisions")), "bodies touched: {failed:?}");
-    // Not met: at 3 of seeds 1-20 the flows lock for good (the docs say how).
+    // Not met: at 1 of seeds 1-20 (17) the flows lock for good (the docs say how).
     let claim = "at least 95% of trips of everyone complete within 80 s";
     assert!(failed.iter().any(|f| f.contains(claim)), "`{claim}` now holds: update docs/space-colonization.md");
 }

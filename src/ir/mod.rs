@@ -110,6 +110,11 @@ pub struct Switches {
     /// body on the way to it, as the grant asks; off: any node whose
     /// markers are free, so that it may pick one the grant refuses.
     pub sidestep_round_standing: bool,
+    /// A reserving walker whose tree has added no node for a second counts
+    /// it as dry, as one of a single node, and steps for its goal (as near
+    /// that way as is clear and free); off: only a tree of one node is dry,
+    /// and a tree facing an obstacle is waited on until the growth cap.
+    pub barren_is_dry: bool,
     /// A surrounding pursuer near its target spaces itself evenly round it
     /// among the others there, then closes in, and keeps doing so once it
     /// has arrived; off: its tree alone takes it in, and once arrived it
@@ -179,6 +184,7 @@ impl Default for Switches {
             astar_follows_markers: true,
             fill_from_aim: true,
             sidestep_round_standing: true,
+            barren_is_dry: true,
             surround_evenly: true,
             surround_wait_behind: true,
             escape_farther: true,

@@ -32,6 +32,9 @@ const STALL_PATIENCE: f64 = 1.0;
 /// paper is silent, and a pursuer hemmed in by its pack's claims would
 /// otherwise stand for the rest of the run.
 const STARVED_PATIENCE: f64 = 0.5;
+/// A crowd agent whose tree has added no node for this long counts its tree
+/// as dry, as one that cannot grow a node from where it stands, s.
+const BARREN_PATIENCE: f64 = 1.0;
 /// Coming closer by less than this fraction of a step is no progress.
 const PROGRESS: f64 = 0.1;
 /// Ancestors kept behind the node an agent walks from: enough for the
@@ -138,6 +141,8 @@ pub(crate) struct Walk {
     pub progress: Progress,
     /// Steps its tree could not grow a single node.
     pub starved_steps: u32,
+    /// Growth iterations in a row that added no node to the tree.
+    pub barren: u32,
     /// Escaping: where the tree last started again because its best branch
     /// led back towards the followers.
     pub turned_back_at: Option<Vec2>,
@@ -239,6 +244,7 @@ impl Walk {
         }
         (self.at, self.next, self.done, self.aimed) = (0, NO_NODE, false, point);
         self.fresh = None;
+        self.barren = 0;
     }
 
     /// Escaping, a runner whose regrown tree again leads only back towards
@@ -338,6 +344,7 @@ impl Walk {
             tree.prune_at(at, NO_NODE, &mut [&mut self.at]);
             tree.iterations = 0;
         }
+        self.barren = 0;
         self.next = NO_NODE;
         self.granted = false;
         self.done = false;
@@ -532,7 +539,8 @@ impl Growth {
             let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
             if grows {
-                tree.grow(&field, &params, lure, head, &mut || rng.unit());
+                let born = tree.grow(&field, &params, lure, head, &mut || rng.unit());
+                walk.barren = if born == 0 { walk.barren + 1 } else { 0 };
                 if let Lure::Goal(g) = lure {
                     let best = tree.best_in(head, lure);
                     if tree.pos(best).distance(g) <= params.alpha {
@@ -606,9 +614,21 @@ impl Growth {
                 _ => {
                     // No branch leaves the node the agent stands on: growing
                     // since the last cut has found nothing to grow into from
-                    // here. (A reserving agent keeps its tree while it waits:
-                    // the markers it grows around are held, not gone.)
-                    let dry = if reserve { tree.len() == 1 } else { true };
+                    // here. A reserving agent keeps its tree while it waits
+                    // (the markers it grows around are held, not gone), but
+                    // only for a while.
+                    //
+                    // NOTE: a tree whose every node faces an obstacle between
+                    // it and the goal draws each child of Eqs 4-7 into the
+                    // obstacle and grows nothing, iteration after iteration,
+                    // though a tree of more than one node is never found dry:
+                    // a reserving walker alone stood 19 s in all at a 5 x 5 m
+                    // block across its way (three waits of 4-8 s, each until
+                    // the growth cap), and walked round it in none of seeds
+                    // 1-10 within 35 s (`round_block`).
+                    let barren = scene.program.switches.barren_is_dry
+                        && f64::from(walk.barren) * scene.clock.dt >= BARREN_PATIENCE;
+                    let dry = if reserve { tree.len() == 1 || barren } else { true };
                     if reserve && dry && tree.iterations > 0 {
                         // NOTE: beside a wall the markers of Eqs 5–6 can draw every
                         // child into it; the tree regrown on the same spot draws
@@ -616,11 +636,13 @@ impl Growth {
                         // everyone behind it (counterflow at 100 per direction,
                         // seeds 1–20: 104 standing in an empty corridor at the
                         // end). The paper is silent; it steps for its goal, or as
-                        // near that way as is clear and free.
+                        // near that way as is clear and free, and its tree grows
+                        // again from there.
                         let turns = Turns::AheadFirst;
                         if let Some(step) = sidestep(scene, i, held, tree.pos(walk.at), point, params, turns) {
                             walk.next = tree.push_child(walk.at, step);
                             walk.granted = false;
+                            (tree.iterations, walk.barren) = (0, 0);
                             return still;
                         }
                     }
