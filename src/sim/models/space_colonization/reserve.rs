@@ -2,10 +2,9 @@
 //! and surround's disjoint marker claims: the tables of who holds which
 //! marker, granted in id order after every agent moved.
 
-use super::walk::{Held, NodeMarkers, Walk};
+use super::walk::{standing_in_the_way, Held, NodeMarkers, Walk};
 use crate::ir::{Vec2, NONE};
 use crate::sim::scene::Scene;
-use crate::world::geometry::segment_distance;
 
 /// The two reservation passes after each step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,30 +289,6 @@ impl Tables {
         let entry = |k: usize| ids.get(k).map_or(0, |&m| self.held[m as usize]);
         entry(0) ^ entry(ids.len() / 2) ^ entry(ids.len().wrapping_sub(1))
     }
-}
-
-/// The id of a standing body closer than the two radii to agent `i`'s way
-/// from `from` to `node`, and ahead of it. Bodies placed closer than two
-/// node reaches hold parts of each other's nodes, so the markers alone do
-/// not keep such a body off the way; a walking body holds the nodes of its
-/// own segment.
-pub(super) fn standing_in_the_way(scene: &Scene, i: usize, from: Vec2, node: Vec2) -> Option<u32> {
-    let agents = &scene.agents;
-    let way = node - from;
-    let mut found = None;
-    scene.grid.for_each_near(from, way.length() + agents.radius[i] + scene.max_radius, |j, _| {
-        let j = j as usize;
-        let q = agents.pos[j];
-        if found.is_none()
-            && j != i
-            && agents.vel[j] == Vec2::ZERO
-            && (q - from).dot(way) > 0.0
-            && segment_distance(from, node, q) < agents.radius[i] + agents.radius[j]
-        {
-            found = Some(agents.id[j]);
-        }
-    });
-    found
 }
 
 /// Gives marker `m` back from agent `id`, unless `id` holds it for its next

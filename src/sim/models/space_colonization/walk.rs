@@ -2,7 +2,6 @@
 //! deaths of Sec 4.1 and the pursue crossing of Fig 3), and a blocked crowd
 //! agent's way around (Sec 6).
 
-use super::reserve::standing_in_the_way;
 use crate::ir::{Vec2, NONE};
 use crate::math::{self, unit};
 use crate::plan::tree::{Field, Lure, Tree, TreeParams, NO_NODE};
@@ -10,7 +9,7 @@ use crate::rng::{stream, Draws, Purpose};
 use crate::sim::cache;
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
-use crate::world::geometry::polyline_length;
+use crate::world::geometry::{polyline_length, segment_distance};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
 use std::f64::consts::{PI, TAU};
@@ -980,4 +979,28 @@ fn sidestep(
     let clear_of_standing = scene.program.switches.sidestep_round_standing && !held.is_empty();
     let unblocked = |cand: Vec2| !clear_of_standing || standing_in_the_way(scene, i, from, cand).is_none();
     order.into_iter().map(|(t, side)| step(t, side)).find(|&cand| walkable(cand) && free(cand) && unblocked(cand))
+}
+
+/// The id of a standing body closer than the two radii to agent `i`'s way
+/// from `from` to `node`, and ahead of it. Bodies placed closer than two
+/// node reaches hold parts of each other's nodes, so the markers alone do
+/// not keep such a body off the way; a walking body holds the nodes of its
+/// own segment.
+pub(super) fn standing_in_the_way(scene: &Scene, i: usize, from: Vec2, node: Vec2) -> Option<u32> {
+    let agents = &scene.agents;
+    let way = node - from;
+    let mut found = None;
+    scene.grid.for_each_near(from, way.length() + agents.radius[i] + scene.max_radius, |j, _| {
+        let j = j as usize;
+        let q = agents.pos[j];
+        if found.is_none()
+            && j != i
+            && agents.vel[j] == Vec2::ZERO
+            && (q - from).dot(way) > 0.0
+            && segment_distance(from, node, q) < agents.radius[i] + agents.radius[j]
+        {
+            found = Some(agents.id[j]);
+        }
+    });
+    found
 }
