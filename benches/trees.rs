@@ -30,7 +30,7 @@ fn main() {
     let index = marks.index(params.action_radius);
     let walk = Walkable::new(world, 1.0);
     let usable = |_: u32| true;
-    let field = Field { index: &index, walk: &walk, clearance: 0.25, usable: &usable, shorten: false };
+    let field = Field { index: &index, walk: &walk, bare: None, clearance: 0.25, usable: &usable, shorten: false };
     let goal = Vec2::new(27.0, 10.0);
     println!(
         "{SCENARIO}: {} markers, α = {} m, A_r = {} m, best of {RUNS}",

@@ -41,3 +41,26 @@ fn fig9_trace_is_the_same_on_any_thread_count() {
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| trace(&program));
     assert!(one == two, "traces differ between 1 and 2 threads");
 }
+
+#[test]
+fn an_erase_leaves_its_area_bare_until_a_spray_covers_it() {
+    use crowd::ir::{MarkerEvent, Vec2};
+    use crowd::world::markers::generate;
+    let mut program = compile("scenarios/space_colonization/erase_in_the_way.crowd");
+    let MarkerAction::Erase { area: Some(area) } = program.world.markers.events[0].action else {
+        panic!("the scene erases a region");
+    };
+    program
+        .world
+        .markers
+        .events
+        .push(MarkerEvent { at: 7.0, action: MarkerAction::Spray { area, density: 30.0, weight: None } });
+    let (markers, _) = generate(&program.world, 1).into_cell_order(0.5);
+    assert!(markers.bare().is_none(), "a world is covered before anything is erased");
+    let (markers, _, _) = markers.apply_event(&program.world, 1, 0, 0.5);
+    let bare = markers.bare().expect("the erased patch is bare");
+    assert!(bare.is_bare(Vec2::new(14.5, 6.0)), "the patch's middle");
+    assert!(!bare.is_bare(Vec2::new(11.5, 6.0)) && !bare.is_bare(Vec2::new(17.5, 6.0)), "the floor beside it");
+    let (markers, _, _) = markers.apply_event(&program.world, 1, 1, 0.5);
+    assert!(markers.bare().is_none(), "sprayed again, the patch is covered");
+}

@@ -55,6 +55,8 @@
 //! - `round_standing`: a way around that only asks for free markers: the
 //!   walker is offered a node behind a talker, refused it every time, and
 //!   stands at its spawn.
+//! - `erase_in_the_way`: trees that grow over ground an erase left without
+//!   markers: walkers step into the hole.
 //! - `round_block`: a tree that grows nothing at the block's face waited on
 //!   until the growth cap: the walkers facing the block stand there and
 //!   are not across in time.
@@ -444,6 +446,13 @@ fn a_way_around_through_a_standing_body_is_refused_for_good_round_standing() {
     let mut program = holding("round_standing");
     program.switches.sidestep_round_standing = false;
     assert_each_fails(&program, &["walker reaches goal", "of everyone stuck"]);
+}
+
+#[test]
+fn trees_that_grow_over_bare_ground_walk_into_the_hole_erase_in_the_way() {
+    let mut program = holding("erase_in_the_way");
+    program.switches.keep_off_bare_ground = false;
+    assert_fails(&program, "of everyone inside hole during 8 s to 50 s");
 }
 
 #[test]

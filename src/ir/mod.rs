@@ -115,6 +115,10 @@ pub struct Switches {
     /// that way as is clear and free); off: only a tree of one node is dry,
     /// and a tree facing an obstacle is waited on until the growth cap.
     pub barren_is_dry: bool,
+    /// Tree paths keep off ground an erase left without markers, as off an
+    /// obstacle (markers are the walkable space); off: they grow over it
+    /// wherever Eqs 4-7 put a node.
+    pub keep_off_bare_ground: bool,
     /// A surrounding pursuer near its target spaces itself evenly round it
     /// among the others there, then closes in, and keeps doing so once it
     /// has arrived; off: its tree alone takes it in, and once arrived it
@@ -185,6 +189,7 @@ impl Default for Switches {
             fill_from_aim: true,
             sidestep_round_standing: true,
             barren_is_dry: true,
+            keep_off_bare_ground: true,
             surround_evenly: true,
             surround_wait_behind: true,
             escape_farther: true,

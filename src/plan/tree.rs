@@ -25,6 +25,7 @@
 //! - a child is only created where its segment is clear of obstacles.
 
 use crate::ir::Vec2;
+use crate::world::bare::Bare;
 use crate::world::geometry::segment_distance;
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
@@ -79,6 +80,8 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
     /// The markers' index (see `Markers::index`).
     pub index: &'a Grid,
     pub walk: &'a Walkable,
+    /// Ground erases left without markers: segments keep off it as off obstacles.
+    pub bare: Option<&'a Bare>,
     /// The walker's body radius: segments keep this far from obstacles.
     pub clearance: f64,
     /// Markers another agent holds or claims are not usable (surround, crowds).
@@ -86,6 +89,13 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
     /// A step of α blocked by an obstacle stops at the markers' weighted mean
     /// instead (for a walker whose tree found nothing to grow into).
     pub shorten: bool,
+}
+
+impl<U: Fn(u32) -> bool> Field<'_, U> {
+    /// Whether a body walks from `a` to `b` clear of obstacles and off bare ground.
+    fn clear(&self, a: Vec2, b: Vec2) -> bool {
+        self.walk.segment_clear(a, b, self.clearance) && self.bare.is_none_or(|g| g.segment_clear(a, b, self.clearance))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,7 +231,7 @@ fn short_of<U: Fn(u32) -> bool>(
     markers: &[Vec2],
     weights: &[f64],
 ) -> Option<Vec2> {
-    let clear = |q: Vec2| field.walk.segment_clear(pos, q, field.clearance);
+    let clear = |q: Vec2| field.clear(pos, q);
     if clear(pos + d) {
         return Some(pos + d);
     }
@@ -468,7 +478,7 @@ impl Tree {
                         break;
                     };
                     let child = child_position(pos, d, p.alpha);
-                    let node = if field.walk.segment_clear(pos, child, field.clearance) {
+                    let node = if field.clear(pos, child) {
                         Some(child)
                     } else if field.shorten {
                         short_of(field, pos, d, &s.points[start..end], &s.weights)
@@ -695,7 +705,7 @@ mod tests {
     fn grow_open_room(weight: fn(Vec2, Vec2) -> f64) -> Tree {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let usable = |_: u32| true;
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten: false };
+        let field = Field { index: &grid, walk: &walk, bare: None, clearance: 0.25, usable: &usable, shorten: false };
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let g = v(27.0, 10.0);
         let mut tree = Tree::new(v(3.0, 10.0));
@@ -718,7 +728,7 @@ mod tests {
         let (grid, walk) = field_world(30.0, 20.0, 0.35);
         let round = std::cell::Cell::new(0u32);
         let usable = |m: u32| !(m + round.get()).is_multiple_of(5);
-        let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten: false };
+        let field = Field { index: &grid, walk: &walk, bare: None, clearance: 0.25, usable: &usable, shorten: false };
         let p = TreeParams { alpha: 1.0, action_radius: 0.6, restriction: 0.5 };
         let lure = Lure::Goal(v(27.0, 10.0));
         let mut tree = Tree::new(v(3.0, 4.0));
@@ -777,7 +787,7 @@ mod tests {
         let p = TreeParams { alpha: 2.0, action_radius: 1.2, restriction: 1.0 };
         let (root, lure) = (v(17.73, 13.31), Lure::Goal(v(37.5, 10.0)));
         let grow = |shorten: bool| {
-            let field = Field { index: &grid, walk: &walk, clearance: 0.25, usable: &usable, shorten };
+            let field = Field { index: &grid, walk: &walk, bare: None, clearance: 0.25, usable: &usable, shorten };
             let mut tree = Tree::new(root);
             tree.grow(&field, &p, lure, 0, &mut || 0.0);
             tree

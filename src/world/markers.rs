@@ -33,6 +33,7 @@ use crate::ir::{
     self, MarkerAction, MarkerArea, MarkerMethod, Mask, MaskId, MaskKind, Rect, Shape, ShapeId, Vec2, World, NONE,
 };
 use crate::rng::{self, Entity, Purpose, Stream};
+use crate::world::bare::Bare;
 use crate::world::geometry::{self, bounding_box, contains, signed_distance};
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
@@ -83,6 +84,8 @@ pub struct Markers {
     /// Per layer id: the Poisson-disk radius (dart throwing) or the lattice
     /// cell side (jittered grid); 0 for overrides that set no density.
     spacing: Vec<f64>,
+    /// Ground erases left bare (see [`Bare`]); `None` until markers are erased.
+    bare: Option<Bare>,
     /// Member lists: `shape_items[shape_start[s]..shape_start[s + 1]]`.
     shape_start: Vec<u32>,
     shape_items: Vec<u32>,
@@ -103,6 +106,7 @@ pub fn generate(world: &World, seed: u64) -> Markers {
         bounds: world.bounds,
         method: world.markers.base.map(|b| b.method),
         spacing: vec![0.0; overrides.len() + 1],
+        bare: None,
         shape_start: vec![0; world.shapes.len() + 1],
         shape_items: Vec::new(),
         mask_start: vec![0; world.masks.len() + 1],
@@ -176,6 +180,7 @@ impl Markers {
             bounds,
             method: None,
             spacing: Vec::new(),
+            bare: None,
             shape_start: vec![0],
             shape_items: Vec::new(),
             mask_start: vec![0],
@@ -185,6 +190,22 @@ impl Markers {
 
     pub fn len(&self) -> usize {
         self.positions.len()
+    }
+
+    /// One layer of markers at `points`, `spacing` apart, for tests.
+    #[cfg(test)]
+    pub(crate) fn layer_for_tests(bounds: Rect, spacing: f64, points: Vec<Vec2>) -> Markers {
+        let n = points.len();
+        Markers {
+            positions: points,
+            weights: vec![1.0; n],
+            layers: vec![0; n],
+            shapes: vec![NONE; n],
+            masks: vec![NONE; n],
+            method: Some(MarkerMethod::JitteredGrid),
+            spacing: vec![spacing],
+            ..Markers::none(bounds)
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -199,6 +220,16 @@ impl Markers {
     /// The base layer's method, `None` when the world has no markers.
     pub fn method(&self) -> Option<MarkerMethod> {
         self.method
+    }
+
+    /// Ground that erases left without markers, if any.
+    pub fn bare(&self) -> Option<&Bare> {
+        self.bare.as_ref()
+    }
+
+    /// Every layer's spacing (see [`Markers::spacing`]), by layer id.
+    pub fn spacings(&self) -> &[f64] {
+        &self.spacing
     }
 
     /// Layer `layer`'s spacing: the Poisson-disk radius `r` (no two markers of
@@ -317,6 +348,7 @@ impl Markers {
             bounds: self.bounds,
             method: self.method,
             spacing: self.spacing,
+            bare: None,
             shape_start: Vec::new(),
             shape_items: Vec::new(),
             mask_start: Vec::new(),
@@ -354,7 +386,20 @@ impl Markers {
             next.weights[first..].fill(w);
         }
         let added = next.len() - kept.len();
-        let (next, grid, new_id) = next.into_cell_order_renumbered(cell);
+        let (mut next, grid, new_id) = next.into_cell_order_renumbered(cell);
+        // Bare ground can only be where erased markers stood; a spray may cover it again.
+        let reach = next.spacing.iter().fold(0.0f64, |r, &s| r.max(s)) * SQRT_2;
+        let erased_box = erased.iter().fold(None::<Rect>, |b, &p| {
+            Some(b.map_or(Rect { min: p, max: p }, |b| Rect { min: b.min.min(p), max: b.max.max(p) }))
+        });
+        let grown = erased_box.and_then(|b| {
+            intersection(Rect { min: b.min - Vec2::splat(reach), max: b.max + Vec2::splat(reach) }, self.bounds)
+        });
+        let area = match (self.bare.map(|b| b.area()), grown) {
+            (Some(a), Some(b)) => Some(Rect { min: a.min.min(b.min), max: a.max.max(b.max) }),
+            (a, b) => a.or(b),
+        };
+        next.bare = area.and_then(|area| Bare::of(&next, &grid, area));
         let mut remap = vec![NONE; old];
         for (j, &m) in kept.iter().enumerate() {
             remap[m] = new_id[j];

@@ -1,5 +1,6 @@
 //! Geometry, walkable space, markers and spatial indexes: pure functions over IR data.
 
+pub mod bare;
 pub mod chaos;
 pub mod geometry;
 pub mod grid;

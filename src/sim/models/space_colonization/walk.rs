@@ -9,6 +9,7 @@ use crate::rng::{stream, Draws, Purpose};
 use crate::sim::cache;
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
+use crate::world::bare::Bare;
 use crate::world::geometry::{polyline_length, segment_distance};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
@@ -533,8 +534,14 @@ impl Growth {
             // stop short of an obstacle (fig09_spray_erase: markers thinned by
             // an erase pulled every full step into the bench, for good).
             let shorten = walk.starved_steps > 0 && !reserve;
-            let field =
-                Field { index: &scene.marker_grid, walk: &scene.space, clearance: agents.radius[i], usable, shorten };
+            let field = Field {
+                index: &scene.marker_grid,
+                walk: &scene.space,
+                bare: bare(scene),
+                clearance: agents.radius[i],
+                usable,
+                shorten,
+            };
             let mut rng = stream(scene.seed, Purpose::TreeGrowth, scene.entity(i), draws.next(Purpose::TreeGrowth));
             let head = if walk.next != NO_NODE { walk.next } else { walk.at };
             if grows {
@@ -596,7 +603,7 @@ impl Growth {
                 Lure::Goal(g) if walk.done => {
                     if reserve {
                         // The last leg is reserved like any segment: the goal becomes the next node.
-                        if pos.distance(g) > beta && scene.space.segment_clear(tree.pos(walk.at), g, 0.0) {
+                        if pos.distance(g) > beta && way_clear(scene, tree.pos(walk.at), g, 0.0) {
                             walk.next = tree.push_child(walk.at, g);
                             walk.granted = false;
                         }
@@ -808,6 +815,17 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
     own
 }
 
+/// Ground an erase left without markers, when trees keep off it.
+fn bare<'a>(scene: &'a Scene) -> Option<&'a Bare> {
+    scene.markers.bare().filter(|_| scene.program.switches.keep_off_bare_ground)
+}
+
+/// Whether a body of radius `r` walks from `a` to `b` clear of obstacles
+/// and, where trees keep off it, of bare ground.
+fn way_clear(scene: &Scene, a: Vec2, b: Vec2, r: f64) -> bool {
+    scene.space.segment_clear(a, b, r) && bare(scene).is_none_or(|g| g.segment_clear(a, b, r))
+}
+
 /// cos 30°: the turns of a way round are 30° apart.
 const C30: f64 = 0.866_025_403_784_438_6;
 
@@ -950,7 +968,7 @@ fn sidestep(
     let dir = unit(goal - from)?;
     // `side` 1 turns left (counter-clockwise), -1 right.
     let step = |t: (f64, f64), side: f64| from + turned(dir, t, side) * params.alpha;
-    let walkable = |cand: Vec2| scene.space.segment_clear(from, cand, radius);
+    let walkable = |cand: Vec2| way_clear(scene, from, cand, radius);
     let free = |cand: Vec2| {
         let (mut free, mut any) = (true, false);
         scene.markers.within(&scene.marker_grid, cand, params.action_radius, |m| {
