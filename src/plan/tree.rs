@@ -25,7 +25,7 @@
 //! - a child is only created where its segment is clear of obstacles.
 
 use crate::ir::Vec2;
-use crate::world::bare::Bare;
+use crate::world::bare::{way_clear, Bare};
 use crate::world::geometry::segment_distance;
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
@@ -94,7 +94,7 @@ pub struct Field<'a, U: Fn(u32) -> bool> {
 impl<U: Fn(u32) -> bool> Field<'_, U> {
     /// Whether a body walks from `a` to `b` clear of obstacles and off bare ground.
     fn clear(&self, a: Vec2, b: Vec2) -> bool {
-        self.walk.segment_clear(a, b, self.clearance) && self.bare.is_none_or(|g| g.segment_clear(a, b, self.clearance))
+        way_clear(self.walk, self.bare, a, b, self.clearance)
     }
 }
 

@@ -10,9 +10,9 @@
 use std::fmt;
 
 use super::AgentLog;
-use crate::ir::{Amount, AreaRef, Comparison, ExpectationKind, FormationKind, Program, Rect, Shape, Subject, Vec2};
+use crate::ir::{Amount, AreaRef, Comparison, ExpectationKind, FormationKind, Program, Shape, Subject, Vec2};
 use crate::math;
-use crate::world::geometry::contains;
+use crate::world::geometry::{contains, points_box};
 use crate::world::grid::Grid;
 
 use super::claims::when::{self, seen};
@@ -31,23 +31,13 @@ pub fn subject_matches(program: &Program, subject: Subject, population: u32) -> 
     subject.includes(program, crate::ir::PopulationId(population))
 }
 
-/// The smallest rectangle holding every point (inverted for no points).
-pub fn bbox(points: &[Vec2]) -> Rect {
-    let mut r = Rect { min: Vec2::splat(f64::INFINITY), max: Vec2::splat(f64::NEG_INFINITY) };
-    for p in points {
-        r.min = r.min.min(*p);
-        r.max = r.max.max(*p);
-    }
-    r
-}
-
 /// The closest pair closer than `r`: `(distance, i, j)` with `i < j`; ties go
 /// to the first pair in row order.
 pub fn min_distance_within(points: &[Vec2], r: f64) -> Option<(f64, usize, usize)> {
     if points.len() < 2 {
         return None;
     }
-    let mut grid = Grid::new(bbox(points), r, (points.len() as u64 * 4).max(64));
+    let mut grid = Grid::new(points_box(points), r, (points.len() as u64 * 4).max(64));
     grid.rebuild(points);
     let mut best: Option<(f64, usize, usize)> = None;
     for (i, p) in points.iter().enumerate() {
@@ -70,7 +60,7 @@ pub fn min_distance(points: &[Vec2]) -> Option<(f64, usize, usize)> {
     if points.len() < 2 {
         return None;
     }
-    let b = bbox(points);
+    let b = points_box(points);
     let diag = b.min.distance(b.max);
     let mut r = 1.0;
     loop {
@@ -111,7 +101,7 @@ pub fn lane_order_within(pos: &[Vec2], vel: &[Vec2], half_width: f64) -> Option<
     let along_x = sx >= sy;
     let axis = |v: Vec2| if along_x { (v.x, v.y) } else { (v.y, v.x) };
     let pts: Vec<Vec2> = moving.iter().map(|&i| pos[i]).collect();
-    let mut grid = Grid::new(bbox(&pts), half_width, (pts.len() as u64 * 4).max(64));
+    let mut grid = Grid::new(points_box(&pts), half_width, (pts.len() as u64 * 4).max(64));
     grid.rebuild(&pts);
     let (mut total, mut scored) = (0.0, 0u32);
     for (a, &i) in moving.iter().enumerate() {
@@ -470,7 +460,7 @@ pub fn closest_between(a: &[Vec2], b: &[Vec2]) -> Option<f64> {
     if a.is_empty() || b.is_empty() {
         return None;
     }
-    let bb = bbox(b);
+    let bb = points_box(b);
     let span = bb.min.distance(bb.max).max(1.0);
     let mut grid = Grid::new(bb, span / (b.len() as f64).sqrt().max(1.0), (b.len() as u64 * 4).max(64));
     grid.rebuild(b);

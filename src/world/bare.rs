@@ -14,9 +14,10 @@
 //! box; a cell is bare when no marker covers its centre.
 
 use crate::ir::{Rect, Vec2};
-use crate::world::geometry::segment_distance;
+use crate::world::geometry::{intersection, points_box, segment_distance};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
+use crate::world::walkable::Walkable;
 use fixedbitset::FixedBitSet;
 use std::f64::consts::{FRAC_1_SQRT_2, SQRT_2};
 
@@ -36,14 +37,42 @@ pub struct Bare {
     bare: FixedBitSet,
 }
 
+/// Whether a body of radius `r` walks from `a` to `b` clear of `walk`'s
+/// obstacles and, where there is bare ground, off it.
+pub fn way_clear(walk: &Walkable, bare: Option<&Bare>, a: Vec2, b: Vec2, r: f64) -> bool {
+    walk.segment_clear(a, b, r) && bare.is_none_or(|g| g.segment_clear(a, b, r))
+}
+
+/// The finest and the farthest reach of `markers`' layers, m (infinite and
+/// 0 without a layer).
+fn reaches(markers: &Markers) -> (f64, f64) {
+    let spacings = markers.spacings().iter().filter(|&&s| s > 0.0);
+    spacings.fold((f64::INFINITY, 0.0), |(lo, hi), &s| (lo.min(s * SQRT_2), hi.max(s * SQRT_2)))
+}
+
 impl Bare {
+    /// The bare ground after a marker event that left `markers` (indexed
+    /// by `grid`) and erased markers at `erased`, with `before` the bare
+    /// ground until then. Only ground within reach of an erased marker can
+    /// have lost its cover, and a spray may have covered bare ground again,
+    /// so both areas are looked at anew.
+    pub fn after_event(markers: &Markers, grid: &Grid, before: Option<&Bare>, erased: &[Vec2]) -> Option<Bare> {
+        let (_, far) = reaches(markers);
+        let grown = (!erased.is_empty()).then(|| points_box(erased)).and_then(|b| {
+            intersection(Rect { min: b.min - Vec2::splat(far), max: b.max + Vec2::splat(far) }, markers.bounds())
+        });
+        let area = match (before.map(Bare::area), grown) {
+            (Some(a), Some(b)) => Some(Rect { min: a.min.min(b.min), max: a.max.max(b.max) }),
+            (a, b) => a.or(b),
+        };
+        area.and_then(|area| Bare::of(markers, grid, area))
+    }
+
     /// The bare ground of `markers` (indexed by `grid`) within `area`, where
     /// markers were erased; `None` when every point there is covered.
     pub fn of(markers: &Markers, grid: &Grid, area: Rect) -> Option<Bare> {
         let reach = |m: usize| markers.spacing(markers.layers[m]) * SQRT_2;
-        let spacings = markers.spacings().iter().filter(|&&s| s > 0.0);
-        let (fine, far) =
-            spacings.fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s * SQRT_2), hi.max(s * SQRT_2)));
+        let (fine, far) = reaches(markers);
         let (w, h) = (area.max.x - area.min.x, area.max.y - area.min.y);
         if !(w > 0.0 && h > 0.0) {
             return None;

@@ -144,16 +144,27 @@ pub fn area(shape: &Shape) -> f64 {
     }
 }
 
+/// The smallest rectangle holding every point (inverted for no points).
+pub fn points_box(points: &[Vec2]) -> Rect {
+    let mut r = Rect { min: Vec2::splat(f64::INFINITY), max: Vec2::splat(f64::NEG_INFINITY) };
+    for p in points {
+        r.min = r.min.min(*p);
+        r.max = r.max.max(*p);
+    }
+    r
+}
+
+/// The overlap of two rectangles, `None` when it has no area.
+pub fn intersection(a: Rect, b: Rect) -> Option<Rect> {
+    let r = Rect { min: a.min.max(b.min), max: a.max.min(b.max) };
+    (r.min.x < r.max.x && r.min.y < r.max.y).then_some(r)
+}
+
 /// Axis-aligned bounding box.
 pub fn bounding_box(shape: &Shape) -> Rect {
     let from_points = |points: &[Vec2], pad: f64| {
-        let mut min = Vec2::splat(f64::INFINITY);
-        let mut max = Vec2::splat(f64::NEG_INFINITY);
-        for p in points {
-            min = min.min(*p);
-            max = max.max(*p);
-        }
-        Rect { min: min - pad, max: max + pad }
+        let r = points_box(points);
+        Rect { min: r.min - pad, max: r.max + pad }
     };
     match shape {
         Shape::Rect(r) => *r,

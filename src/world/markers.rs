@@ -34,7 +34,7 @@ use crate::ir::{
 };
 use crate::rng::{self, Entity, Purpose, Stream};
 use crate::world::bare::Bare;
-use crate::world::geometry::{self, bounding_box, contains, signed_distance};
+use crate::world::geometry::{self, bounding_box, contains, intersection, signed_distance};
 use crate::world::grid::Grid;
 use crate::world::walkable::Walkable;
 
@@ -387,19 +387,7 @@ impl Markers {
         }
         let added = next.len() - kept.len();
         let (mut next, grid, new_id) = next.into_cell_order_renumbered(cell);
-        // Bare ground can only be where erased markers stood; a spray may cover it again.
-        let reach = next.spacing.iter().fold(0.0f64, |r, &s| r.max(s)) * SQRT_2;
-        let erased_box = erased.iter().fold(None::<Rect>, |b, &p| {
-            Some(b.map_or(Rect { min: p, max: p }, |b| Rect { min: b.min.min(p), max: b.max.max(p) }))
-        });
-        let grown = erased_box.and_then(|b| {
-            intersection(Rect { min: b.min - Vec2::splat(reach), max: b.max + Vec2::splat(reach) }, self.bounds)
-        });
-        let area = match (self.bare.map(|b| b.area()), grown) {
-            (Some(a), Some(b)) => Some(Rect { min: a.min.min(b.min), max: a.max.max(b.max) }),
-            (a, b) => a.or(b),
-        };
-        next.bare = area.and_then(|area| Bare::of(&next, &grid, area));
+        next.bare = Bare::after_event(&next, &grid, self.bare.as_ref(), &erased);
         let mut remap = vec![NONE; old];
         for (j, &m) in kept.iter().enumerate() {
             remap[m] = new_id[j];
@@ -576,11 +564,6 @@ fn area_shape(world: &World, area: MarkerArea) -> &Shape {
         MarkerArea::Region(r) => &world.regions[r.index()].shape,
         MarkerArea::Shape(s) => &world.shapes[s.index()].shape,
     }
-}
-
-fn intersection(a: Rect, b: Rect) -> Option<Rect> {
-    let r = Rect { min: a.min.max(b.min), max: a.max.min(b.max) };
-    (r.min.x < r.max.x && r.min.y < r.max.y).then_some(r)
 }
 
 fn layer_stream(seed: u64, layer: &Layer, tile: usize) -> Stream {

@@ -8,7 +8,7 @@
 //! intrusions are counted the same way per (agent, obstacle).
 
 use crate::ir::{Obstacle, Rect, Vec2};
-use crate::trace::metrics::bbox;
+use crate::world::geometry::points_box;
 use crate::world::geometry::{bounding_box, contains, signed_distance};
 use crate::world::grid::Grid;
 
@@ -30,7 +30,7 @@ pub fn overlapping_pairs(pos: &[Vec2], radius: &[f64]) -> Vec<(u32, u32, f64)> {
     if max_r <= 0.0 {
         return out;
     }
-    let mut grid = Grid::new(bbox(pos), 2.0 * max_r, (pos.len() as u64 * 4).max(64));
+    let mut grid = Grid::new(points_box(pos), 2.0 * max_r, (pos.len() as u64 * 4).max(64));
     grid.rebuild(pos);
     for (i, p) in pos.iter().enumerate() {
         let ri = radius[i];

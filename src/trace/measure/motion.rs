@@ -3,8 +3,8 @@
 
 use crate::ir::Vec2;
 use crate::math;
-use crate::trace::metrics::bbox;
 use crate::trace::metrics::MOVING;
+use crate::world::geometry::points_box;
 use crate::world::geometry::polyline_length;
 use crate::world::grid::Grid;
 
@@ -134,7 +134,7 @@ pub fn local_density(pos: &[Vec2]) -> Vec<f64> {
     if pos.is_empty() {
         return Vec::new();
     }
-    let mut grid = Grid::new(bbox(pos), DENSITY_RADIUS, (pos.len() as u64 * 4).max(64));
+    let mut grid = Grid::new(points_box(pos), DENSITY_RADIUS, (pos.len() as u64 * 4).max(64));
     grid.rebuild(pos);
     let disc = std::f64::consts::PI * DENSITY_RADIUS * DENSITY_RADIUS;
     pos.iter()

@@ -3,7 +3,7 @@
 //! hold 100,000 agents).
 
 use crate::ir::{Rect, Vec2};
-use crate::trace::metrics::bbox;
+use crate::world::geometry::points_box;
 use crate::world::grid::Grid;
 
 /// Points on a uniform grid, for searches of the nearest one.
@@ -17,7 +17,7 @@ pub struct Spacing<'a> {
 impl<'a> Spacing<'a> {
     /// `pts` on a grid with cells of about `cell`.
     pub fn new(pts: &'a [Vec2], cell: f64) -> Spacing<'a> {
-        let bounds = bbox(pts);
+        let bounds = points_box(pts);
         let mut grid = Grid::new(bounds, cell, (pts.len() as u64 * 4).max(64));
         grid.rebuild(pts);
         Spacing { pts, grid, bounds }
@@ -54,7 +54,7 @@ pub fn mean_nearest(pts: &[Vec2]) -> Option<f64> {
     if pts.len() < 2 {
         return None;
     }
-    let b = bbox(pts);
+    let b = points_box(pts);
     let n = pts.len() as f64;
     // About one point's share of the box a cell (of its diagonal when the
     // points lie on a line): most searches end in the first 3 × 3 cells.

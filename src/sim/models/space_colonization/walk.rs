@@ -9,7 +9,7 @@ use crate::rng::{stream, Draws, Purpose};
 use crate::sim::cache;
 use crate::sim::scene::Scene;
 use crate::sim::stage::Plan;
-use crate::world::bare::Bare;
+use crate::world::bare::{self, Bare};
 use crate::world::geometry::{polyline_length, segment_distance};
 use crate::world::grid::Grid;
 use crate::world::markers::Markers;
@@ -537,7 +537,7 @@ impl Growth {
             let field = Field {
                 index: &scene.marker_grid,
                 walk: &scene.space,
-                bare: bare(scene),
+                bare: bare_ground(scene),
                 clearance: agents.radius[i],
                 usable,
                 shorten,
@@ -816,14 +816,14 @@ fn approach_is_own(scene: &Scene, claimed: &[u32], id: u32, pos: Vec2, g: Vec2, 
 }
 
 /// Ground an erase left without markers, when trees keep off it.
-fn bare<'a>(scene: &'a Scene) -> Option<&'a Bare> {
+fn bare_ground<'a>(scene: &'a Scene) -> Option<&'a Bare> {
     scene.markers.bare().filter(|_| scene.program.switches.keep_off_bare_ground)
 }
 
 /// Whether a body of radius `r` walks from `a` to `b` clear of obstacles
 /// and, where trees keep off it, of bare ground.
 fn way_clear(scene: &Scene, a: Vec2, b: Vec2, r: f64) -> bool {
-    scene.space.segment_clear(a, b, r) && bare(scene).is_none_or(|g| g.segment_clear(a, b, r))
+    bare::way_clear(&scene.space, bare_ground(scene), a, b, r)
 }
 
 /// cos 30°: the turns of a way round are 30° apart.
