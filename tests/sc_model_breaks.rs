@@ -456,6 +456,13 @@ fn trees_that_grow_over_bare_ground_walk_into_the_hole_erase_in_the_way() {
 }
 
 #[test]
+fn trees_started_again_at_the_edge_go_back_and_forth_erase_in_the_way_enforced() {
+    let mut program = holding("erase_in_the_way_enforced");
+    program.switches.dry_leaf_steps_on = false;
+    assert_each_fails(&program, &["of everyone inside hole during 8 s to 50 s", "path ratio of everyone"]);
+}
+
+#[test]
 fn a_tree_that_grows_nothing_at_the_face_is_waited_on_round_block() {
     let mut program = holding("round_block");
     program.switches.barren_is_dry = false;

@@ -115,6 +115,11 @@ pub struct Switches {
     /// that way as is clear and free); off: only a tree of one node is dry,
     /// and a tree facing an obstacle is waited on until the growth cap.
     pub barren_is_dry: bool,
+    /// A walker keeping its distance (no reservation) at the last node of
+    /// a tree that grows nothing from there steps for its goal, as near
+    /// that way as is clear, and its tree grows again from that step; off:
+    /// the tree starts again where the walker stands.
+    pub dry_leaf_steps_on: bool,
     /// Tree paths keep off ground an erase left without markers, as off an
     /// obstacle (markers are the walkable space); off: they grow over it
     /// wherever Eqs 4-7 put a node.
@@ -189,6 +194,7 @@ impl Default for Switches {
             fill_from_aim: true,
             sidestep_round_standing: true,
             barren_is_dry: true,
+            dry_leaf_steps_on: true,
             keep_off_bare_ground: true,
             surround_evenly: true,
             surround_wait_behind: true,

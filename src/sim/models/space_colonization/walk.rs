@@ -143,6 +143,9 @@ pub(crate) struct Walk {
     pub starved_steps: u32,
     /// Growth iterations in a row that added no node to the tree.
     pub barren: u32,
+    /// The side (1 left, -1 right, 0 not yet) a walker keeping its
+    /// distance last stepped to from a dry leaf.
+    pub dry_side: f64,
     /// Escaping: where the tree last started again because its best branch
     /// led back towards the followers.
     pub turned_back_at: Option<Vec2>,
@@ -635,7 +638,19 @@ impl Growth {
                     let barren = scene.program.switches.barren_is_dry
                         && f64::from(walk.barren) * scene.clock.dt >= BARREN_PATIENCE;
                     let dry = if reserve { tree.len() == 1 || barren } else { true };
-                    if reserve && dry && tree.iterations > 0 {
+                    // NOTE: a tree started again on the spot, at the edge of an
+                    // erased patch, grew two or three nodes along its edge, to
+                    // one side or the other as its draws fell, and was dry
+                    // again: a walker keeping its distance went back and forth
+                    // along the edge for 8 s, stepped 0.08 m into the patch,
+                    // and at 6 of seeds 1-20 was not across by 40 s
+                    // (`erase_in_the_way_enforced`). Stepping for the goal
+                    // takes the same side each time (see `sidestep`). An
+                    // escaping runner (away from its lure) and a surrounding
+                    // pursuer start again instead.
+                    let steps_on = reserve
+                        || matches!(lure, Lure::Goal(_)) && !disjoint && scene.program.switches.dry_leaf_steps_on;
+                    if steps_on && dry && tree.iterations > 0 {
                         // NOTE: beside a wall the markers of Eqs 5–6 can draw every
                         // child into it; the tree regrown on the same spot draws
                         // the same child, and the walker stood for good, holding up
@@ -644,8 +659,18 @@ impl Growth {
                         // end). The paper is silent; it steps for its goal, or as
                         // near that way as is clear and free, and its tree grows
                         // again from there.
-                        let turns = Turns::AheadFirst;
-                        if let Some(step) = sidestep(scene, i, held, tree.pos(walk.at), point, params, turns) {
+                        let from = tree.pos(walk.at);
+                        let turns = match walk.dry_side {
+                            s if !reserve && s != 0.0 => Turns::AheadThen(s),
+                            _ => Turns::AheadFirst,
+                        };
+                        if let Some(step) = sidestep(scene, i, held, from, point, params, turns) {
+                            if !reserve {
+                                let side = (point - from).perp_dot(step - from);
+                                if side != 0.0 {
+                                    walk.dry_side = side.signum();
+                                }
+                            }
                             walk.next = tree.push_child(walk.at, step);
                             walk.granted = false;
                             (tree.iterations, walk.barren) = (0, 0);
@@ -931,7 +956,7 @@ fn oncoming(scene: &Scene, i: usize, from: Vec2, dir: Vec2, look: f64, half_widt
 }
 
 /// Which ways a crowd agent's way around turns from its goal direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Turns {
     /// To the right, and to the left only where a wall leaves no right turn.
     KeepRight,
@@ -939,6 +964,9 @@ enum Turns {
     EitherSide,
     /// Straight for the goal first, then as `EitherSide`.
     AheadFirst,
+    /// Straight for the goal first, then to the given side (1 left, -1
+    /// right) at each turn, then to the other.
+    AheadThen(f64),
 }
 
 /// A blocked crowd agent's way around: the first node `α` away from `from`,
@@ -989,6 +1017,10 @@ fn sidestep(
         }
         Turns::EitherSide => both.collect(),
         Turns::AheadFirst => std::iter::once((TURNS[0], 1.0)).chain(both).collect(),
+        Turns::AheadThen(side) => std::iter::once((TURNS[0], 1.0))
+            .chain(turns.iter().map(|&t| (t, side)))
+            .chain(turns.iter().map(|&t| (t, -side)))
+            .collect(),
     };
     // NOTE: the grant refuses a node with a standing body on the way to it.
     // Offered as a way around all the same, it was refused every time: a
