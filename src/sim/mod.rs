@@ -711,7 +711,7 @@ impl<'p> Simulation<'p> {
             std::mem::swap(&mut agents.active, &mut s.active);
             s.settling.clear();
             s.settling.extend((0..n).filter(|&i| s.settles[i]));
-            self.models.settle(&self.scene, &mut self.drives, &s.settling);
+            self.models.settle(&self.scene, &mut self.drives, &s.settling, &self.workers);
             // The cell keys are by slot: a catch moves the slots.
             let caught = self.remove_caught(self.time(self.step + 1));
             self.note_progress(self.time(self.step + 1));

@@ -10,7 +10,7 @@
 //! | [decide], [`Model::plan`], [steer, resolve, integrate] | parallel, any order | the scene (the step's snapshot), the model's run state | the agent's own walker and draw counts, one result per agent |
 //! | [apply] | sequential, id order | | decisions that change shared tables; [`Model::start`] and [`Model::stop`] as agents change mode |
 //! | [`Model::plan`], [steer, resolve, integrate] of the agents just applied | right after each one's apply when [`Model::plans_in_order`], else parallel once all are applied | as above | as above |
-//! | [`Model::settle`] | sequential, id order | the scene after every move | its run state, its walkers |
+//! | [`Model::settle`] | sequential, id order (it may run parts whose outcome no order changes in parallel on `workers`) | the scene after every move | its run state, its walkers |
 //! | [`Model::catches`] | sequential | | its run state; the core removes the caught |
 //!
 //! The types carry that contract: a parallel stage gets `&self` and
@@ -179,8 +179,16 @@ pub(crate) trait Model: Sized + Sync {
     /// Sequential, id order, after every agent moved: bookkeeping that must
     /// see all the moves (tables of things agents hold). `settling`: the
     /// slots, in id order, of the agents whose plan this step said it
-    /// [`Plan::settles`].
-    fn settle<D: Holds<Self::Walker>>(&mut self, _scene: &Scene, _drives: &mut [D], _settling: &[usize]) {}
+    /// [`Plan::settles`]. A part whose outcome does not depend on the
+    /// order the agents run in may run on `workers`.
+    fn settle<D: Holds<Self::Walker> + Send>(
+        &mut self,
+        _scene: &Scene,
+        _drives: &mut [D],
+        _settling: &[usize],
+        _workers: &Workers,
+    ) {
+    }
 
     /// Sequential, after the settle stage: the agents caught this step, in
     /// the order they were caught; the core takes them out of the run.

@@ -271,9 +271,9 @@ macro_rules! models {
             }
 
             /// The settle stage of every model.
-            pub fn settle(&mut self, scene: &Scene, drives: &mut [Drive], settling: &[usize]) {
-                self.$dfield.settle(scene, drives, settling);
-                $( self.$field.settle(scene, drives, settling); )*
+            pub fn settle(&mut self, scene: &Scene, drives: &mut [Drive], settling: &[usize], workers: &Workers) {
+                self.$dfield.settle(scene, drives, settling, workers);
+                $( self.$field.settle(scene, drives, settling, workers); )*
             }
 
             /// Every model's catches of the step, model by model.

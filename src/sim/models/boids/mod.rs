@@ -21,6 +21,7 @@ pub(crate) use flight::{Boid, How};
 use crate::ir::{Action, Program};
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Catch, Holds, Model, Own, Plan};
+use crate::sim::workers::Workers;
 use crate::steer::boids::Weights;
 
 /// The run's boids state.
@@ -92,7 +93,7 @@ impl Model for Boids {
         flight::step(scene, &self.seen, me.i, me.walker, me.draws)
     }
 
-    fn settle<D: Holds<Boid>>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize]) {
+    fn settle<D: Holds<Boid> + Send>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize], _: &Workers) {
         if !scene.program.switches.catches {
             return;
         }

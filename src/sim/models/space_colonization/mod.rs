@@ -25,6 +25,7 @@ use crate::rng::Draws;
 use crate::sim::sample::upper_bound;
 use crate::sim::scene::Scene;
 use crate::sim::stage::{Holds, Model, Own, Plan};
+use crate::sim::workers::Workers;
 use crate::world::grid::Grid;
 use crate::world::markers::Change;
 
@@ -206,9 +207,15 @@ impl Model for SpaceColonization {
         plan
     }
 
-    fn settle<D: Holds<Walker>>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize]) {
+    fn settle<D: Holds<Walker> + Send>(
+        &mut self,
+        scene: &Scene,
+        drives: &mut [D],
+        settling: &[usize],
+        workers: &Workers,
+    ) {
         if self.reserves {
-            self.tables.settle_reservations(scene, drives, settling, self.growth.reserve_radius());
+            self.tables.settle_reservations(scene, drives, settling, self.growth.reserve_radius(), workers);
         }
         if self.claims {
             self.tables.settle_claims(scene, drives, self.growth.tree.action_radius);

@@ -5,6 +5,8 @@
 use super::walk::{standing_in_the_way, Held, NodeMarkers, Walk};
 use crate::ir::{Vec2, NONE};
 use crate::sim::scene::Scene;
+use crate::sim::workers::{self, Workers};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// The two reservation passes after each step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,33 +117,29 @@ impl Tables {
     /// left, then every asking agent is served, first for the node it stands
     /// on, then for the next one. `settling`: the agents that give back or
     /// ask (see [`prepare_hold`]), in id order; nothing changes for the others.
-    pub fn settle_reservations<D: Walks>(&mut self, scene: &Scene, drives: &mut [D], settling: &[usize], r: f64) {
-        // Every release comes before any grant: the asking agents are only
-        // listed on the way.
-        let mut at: Vec<(usize, Vec2)> = Vec::new();
-        for &i in settling {
-            let d = &mut drives[i];
-            let Some(walk) = d.walk() else { continue };
-            if walk.moved_on || walk.left_at {
-                let id = scene.agents.id[i];
-                for m in walk.held_at.drain() {
-                    give_back(&mut self.held, m, id, &walk.held_next.ids);
+    pub fn settle_reservations<D: Walks + Send>(
+        &mut self,
+        scene: &Scene,
+        drives: &mut [D],
+        settling: &[usize],
+        r: f64,
+        workers: &Workers,
+    ) {
+        // Every release comes before any grant. An agent gives back only
+        // markers it holds, so the agents give back all at once, in any order.
+        let held = shared(&mut self.held);
+        let len = workers::light_chunk(drives.len());
+        workers.for_each(drives.chunks_mut(len).collect(), |k, chunk: &mut [D]| {
+            let start = k * len;
+            let (lo, hi) = (settling.partition_point(|&i| i < start), settling.partition_point(|&i| i < start + len));
+            for &i in &settling[lo..hi] {
+                if let Some(walk) = chunk[i - start].walk() {
+                    give_back_left(held, scene, i, walk);
                 }
-                if walk.moved_on {
-                    walk.held_at = std::mem::take(&mut walk.held_next);
-                } else {
-                    // Left behind: nothing more is asked of it.
-                    walk.holds_at = true;
-                }
-                (walk.moved_on, walk.left_at) = (false, false);
             }
-            if std::mem::take(&mut walk.passing) {
-                self.give_back_passed(scene, i, walk);
-            }
-            if let Some(node) = d.reserving().and_then(|w| asks(w, Pass::At)) {
-                at.push((i, node));
-            }
-        }
+        });
+        let mut at: Vec<(usize, Vec2)> =
+            settling.iter().filter_map(|&i| Some((i, asks(drives[i].reserving()?, Pass::At)?))).collect();
         // Every agent's own node first, so an agent that holds nothing yet is still seen.
         for pass in [Pass::At, Pass::Next] {
             // The few agents that ask are found first, and all their table
@@ -162,30 +160,6 @@ impl Tables {
                 }
             }
         }
-    }
-
-    /// Gives back the markers of the node walked from that agent `i`'s body
-    /// has passed on its way to the next node.
-    ///
-    /// NOTE: the paper's markers "can only be used by agents in such nodes"
-    /// and it does not say when they go back. Kept until the middle of the
-    /// segment, they held the agent behind a body length farther back than
-    /// the markers ahead of the walker need: at 40 per direction in
-    /// counterflow (`fig13_lanes_8m`), 95% of trips within three times the
-    /// free walk held at 15 of seeds 1–20 (81.3% at seed 1); given back as
-    /// the body passes them, at 19 (93.8% at seed 16).
-    fn give_back_passed(&mut self, scene: &Scene, i: usize, walk: &mut Walk) {
-        let Some(tree) = walk.tree.as_ref().filter(|t| (walk.next as usize) < t.len()) else { return };
-        let way = (tree.pos(walk.next) - tree.pos(walk.at)).normalize_or_zero();
-        let (pos, radius, id) = (scene.agents.pos[i], scene.agents.radius[i], scene.agents.id[i]);
-        let (held, next) = (&mut self.held, &walk.held_next.ids);
-        walk.held_at.retain(|&mut m, q| {
-            let passed = (q - pos).dot(way) < -radius;
-            if passed {
-                give_back(held, m, id, next);
-            }
-            !passed
-        });
     }
 
     /// Surround after each pass: every tree gives back its claims, then
@@ -291,12 +265,67 @@ impl Tables {
     }
 }
 
+/// The marker table as the agents giving back see it at once: each clears
+/// only entries it holds, so whatever order they run in, the table ends the same.
+fn shared(table: &mut [u32]) -> &[AtomicU32] {
+    const _: () = assert!(std::mem::align_of::<AtomicU32>() == std::mem::align_of::<u32>());
+    // SAFETY: `AtomicU32` has the size of `u32` and (asserted) its alignment,
+    // and the exclusive borrow keeps every other access out while the view lives.
+    unsafe { &*(table as *mut [u32] as *const [AtomicU32]) }
+}
+
+/// Agent `i`'s releases after its move: the node it moved on from or left
+/// behind, and the markers its body has passed.
+fn give_back_left(held: &[AtomicU32], scene: &Scene, i: usize, walk: &mut Walk) {
+    if walk.moved_on || walk.left_at {
+        let id = scene.agents.id[i];
+        for m in walk.held_at.drain() {
+            give_back(held, m, id, &walk.held_next.ids);
+        }
+        if walk.moved_on {
+            walk.held_at = std::mem::take(&mut walk.held_next);
+        } else {
+            // Left behind: nothing more is asked of it.
+            walk.holds_at = true;
+        }
+        (walk.moved_on, walk.left_at) = (false, false);
+    }
+    if std::mem::take(&mut walk.passing) {
+        give_back_passed(held, scene, i, walk);
+    }
+}
+
+/// Gives back the markers of the node walked from that agent `i`'s body
+/// has passed on its way to the next node.
+///
+/// NOTE: the paper's markers "can only be used by agents in such nodes"
+/// and it does not say when they go back. Kept until the middle of the
+/// segment, they held the agent behind a body length farther back than
+/// the markers ahead of the walker need: at 40 per direction in
+/// counterflow (`fig13_lanes_8m`), 95% of trips within three times the
+/// free walk held at 15 of seeds 1–20 (81.3% at seed 1); given back as
+/// the body passes them, at 19 (93.8% at seed 16).
+fn give_back_passed(held: &[AtomicU32], scene: &Scene, i: usize, walk: &mut Walk) {
+    let Some(tree) = walk.tree.as_ref().filter(|t| (walk.next as usize) < t.len()) else { return };
+    let way = (tree.pos(walk.next) - tree.pos(walk.at)).normalize_or_zero();
+    let (pos, radius, id) = (scene.agents.pos[i], scene.agents.radius[i], scene.agents.id[i]);
+    let next = &walk.held_next.ids;
+    walk.held_at.retain(|&mut m, q| {
+        let passed = (q - pos).dot(way) < -radius;
+        if passed {
+            give_back(held, m, id, next);
+        }
+        !passed
+    });
+}
+
 /// Gives marker `m` back from agent `id`, unless `id` holds it for its next
 /// node too (`next`): a node nearer than `α` to the one walked from, a last
 /// leg or a short sidestep, shares markers with it.
-fn give_back(held: &mut [u32], m: u32, id: u32, next: &[u32]) {
-    if held[m as usize] == id && !next.contains(&m) {
-        held[m as usize] = NONE;
+fn give_back(held: &[AtomicU32], m: u32, id: u32, next: &[u32]) {
+    let entry = &held[m as usize];
+    if entry.load(Relaxed) == id && !next.contains(&m) {
+        entry.store(NONE, Relaxed);
     }
 }
 
@@ -337,7 +366,7 @@ mod tests {
         let mut held = vec![me, me, other, NONE];
         // Markers 0 and 1 were the node walked from's; 1 is also the next node's.
         for m in [0, 1, 2, 3] {
-            give_back(&mut held, m, me, &[1]);
+            give_back(shared(&mut held), m, me, &[1]);
         }
         assert_eq!(held, vec![NONE, me, other, NONE]);
     }
