@@ -8,8 +8,7 @@
 //! intrusions are counted the same way per (agent, obstacle).
 
 use crate::ir::{Obstacle, Rect, Vec2};
-use crate::world::geometry::points_box;
-use crate::world::geometry::{bounding_box, contains, signed_distance};
+use crate::world::geometry::{bounding_box, contains, points_box, signed_distance};
 use crate::world::grid::Grid;
 
 use super::load::Trace;

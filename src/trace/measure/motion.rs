@@ -4,8 +4,7 @@
 use crate::ir::Vec2;
 use crate::math;
 use crate::trace::metrics::MOVING;
-use crate::world::geometry::points_box;
-use crate::world::geometry::polyline_length;
+use crate::world::geometry::{points_box, polyline_length};
 use crate::world::grid::Grid;
 
 use super::goals::Goals;

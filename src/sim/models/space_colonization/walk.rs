@@ -143,9 +143,9 @@ pub(crate) struct Walk {
     pub starved_steps: u32,
     /// Growth iterations in a row that added no node to the tree.
     pub barren: u32,
-    /// The side (1 left, -1 right, 0 not yet) a walker keeping its
-    /// distance last stepped to from a dry leaf.
-    pub dry_side: f64,
+    /// The side (1 left, -1 right) a walker keeping its distance last
+    /// stepped to from a dry leaf.
+    pub dry_side: Option<f64>,
     /// Escaping: where the tree last started again because its best branch
     /// led back towards the followers.
     pub turned_back_at: Option<Vec2>,
@@ -660,15 +660,12 @@ impl Growth {
                         // near that way as is clear and free, and its tree grows
                         // again from there.
                         let from = tree.pos(walk.at);
-                        let turns = match walk.dry_side {
-                            s if !reserve && s != 0.0 => Turns::AheadThen(s),
-                            _ => Turns::AheadFirst,
-                        };
+                        let turns = walk.dry_side.map_or(Turns::AheadFirst, Turns::AheadThen);
                         if let Some(step) = sidestep(scene, i, held, from, point, params, turns) {
                             if !reserve {
                                 let side = (point - from).perp_dot(step - from);
                                 if side != 0.0 {
-                                    walk.dry_side = side.signum();
+                                    walk.dry_side = Some(side.signum());
                                 }
                             }
                             walk.next = tree.push_child(walk.at, step);
